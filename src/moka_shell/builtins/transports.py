@@ -1,0 +1,74 @@
+"""Built-in MCP transports: stdio (a child process) and streamable HTTP."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any, TextIO
+
+import httpx2
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from moka_shell.config import SELF_COMMAND, ServerConfig, self_command
+from moka_shell.errors import ServerError
+from moka_shell.hookspecs import hookimpl
+
+
+def resolve_command(config: ServerConfig) -> tuple[str, list[str]]:
+    """The program and arguments to start; ``moka`` means this Moka itself."""
+    assert config.command is not None
+    if config.command == SELF_COMMAND:
+        me = self_command()
+        return me[0], me[1:] + list(config.args)
+    found = shutil.which(config.command, path=config.env.get("PATH") or os.environ.get("PATH"))
+    if found is None and not os.path.exists(config.command):
+        raise ServerError(
+            f"command not found: {config.command!r}",
+            hint="install it, or give the full path in the server's 'command'",
+        )
+    return found or config.command, list(config.args)
+
+
+class StdioTransport:
+    """Start the server as a child process and speak MCP over its stdin/stdout."""
+
+    transport_id = "stdio"
+
+    def open(self, config: ServerConfig, errlog: TextIO) -> AbstractAsyncContextManager[Any]:
+        """The mcp transport for this config; stderr goes to ``errlog``."""
+        command, args = resolve_command(config)
+        env = dict(config.env)
+        if config.command == SELF_COMMAND:
+            # The child must import the same moka_shell, wherever it was loaded from.
+            env.setdefault("PYTHONPATH", os.environ.get("PYTHONPATH", ""))
+        params = StdioServerParameters(command=command, args=args, env=env or None, cwd=config.cwd)
+        return stdio_client(params, errlog=errlog)
+
+
+class HttpTransport:
+    """Speak streamable HTTP to a server at ``url`` with optional headers."""
+
+    transport_id = "http"
+
+    def open(self, config: ServerConfig, errlog: TextIO) -> AbstractAsyncContextManager[Any]:
+        """The mcp transport for this config."""
+        assert config.url is not None
+        return _http_streams(config.url, config.headers)
+
+
+@asynccontextmanager
+async def _http_streams(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
+    async with httpx2.AsyncClient(headers=headers or None, timeout=httpx2.Timeout(30.0, read=300.0)) as client:
+        # UI resources are single inlined HTML files, often over 1 MiB: lift the SSE event cap.
+        async with streamable_http_client(url, http_client=client, max_sse_event_size=None) as streams:
+            yield streams
+
+
+@hookimpl
+def register_transports(register: Any) -> None:
+    """Register the stdio and streamable HTTP transports."""
+    register(StdioTransport())
+    register(HttpTransport())

@@ -1,0 +1,113 @@
+"""The ServerManager: every configured MCP server, connected concurrently."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from moka_shell.config import ServerConfig
+from moka_shell.core.catalog import ToolEntry
+from moka_shell.core.connection import ServerConnection
+from moka_shell.errors import ConfigError, ServerUnavailableError, UnknownServerError
+from moka_shell.inspector import Inspector
+from moka_shell.plugins import Registered
+
+
+class ServerManager:
+    """Owns one supervised ServerConnection per configured server."""
+
+    def __init__(self, transports: dict[str, Registered[Any]], inspector: Inspector,
+                 on_change: Callable[[], None] | None = None, *, connect_timeout: float | None = None) -> None:
+        self.transports = transports
+        self.inspector = inspector
+        self.connections: dict[str, ServerConnection] = {}
+        self._on_change = on_change or (lambda: None)
+        self.connect_timeout = connect_timeout
+
+    def _make(self, name: str, config: ServerConfig) -> ServerConnection:
+        reg = self.transports.get(config.transport_id)
+        if reg is None:
+            raise ConfigError(
+                "config", f"server {name!r} asks for transport {config.transport_id!r}, which no plugin provides "
+                f"(available: {', '.join(sorted(self.transports))})", key_path=f"mcpServers.{name}.type",
+                hint="install the plugin that provides it, or fix 'type'",
+            )
+        return ServerConnection(name, config, reg.obj, self.inspector, lambda _c: self._on_change(),
+                                connect_timeout=self.connect_timeout)
+
+    def load(self, servers: dict[str, ServerConfig]) -> list[ConfigError]:
+        """Create connections for the configured servers; returns per-server problems."""
+        problems: list[ConfigError] = []
+        for name, cfg in servers.items():
+            try:
+                self.connections[name] = self._make(name, cfg)
+            except ConfigError as exc:
+                problems.append(exc)
+                self.inspector.record("server", {"error": str(exc)}, server=name, method="status/failed")
+        return problems
+
+    def start_all(self) -> None:
+        """Start every enabled server's supervisor; they connect concurrently."""
+        for conn in self.connections.values():
+            conn.start()
+
+    async def wait_ready(self, names: list[str] | None = None, timeout: float = 30.0) -> None:
+        """Wait until the named (or all enabled) servers are ready or have failed."""
+        conns = [self.get(n) for n in names] if names else [c for c in self.connections.values()
+                                                            if not c.config.disabled]
+        await asyncio.gather(*(c.wait_ready(timeout) for c in conns))
+
+    async def stop_all(self) -> None:
+        """Stop every connection (children are terminated by the SDK)."""
+        await asyncio.gather(*(c.stop() for c in self.connections.values()), return_exceptions=True)
+
+    def get(self, name: str) -> ServerConnection:
+        """The connection named ``name`` or UnknownServerError."""
+        try:
+            return self.connections[name]
+        except KeyError:
+            raise UnknownServerError(name, sorted(self.connections)) from None
+
+    def ready(self, name: str) -> ServerConnection:
+        """The connection, which must be ready."""
+        conn = self.get(name)
+        if conn.status != "ready":
+            raise ServerUnavailableError(name, conn.status, conn.error)
+        return conn
+
+    async def add(self, name: str, config: ServerConfig) -> ServerConnection:
+        """Add (or replace) a server and start it."""
+        if name in self.connections:
+            await self.connections[name].stop()
+        conn = self._make(name, config)
+        self.connections[name] = conn
+        conn.start()
+        self._on_change()
+        return conn
+
+    async def remove(self, name: str) -> None:
+        """Stop and forget a server."""
+        conn = self.get(name)
+        await conn.stop()
+        del self.connections[name]
+        self._on_change()
+
+    async def set_enabled(self, name: str, enabled: bool) -> ServerConnection:
+        """Enable (start) or disable (stop) a server."""
+        conn = self.get(name)
+        conn.config = conn.config.model_copy(update={"disabled": not enabled})
+        if enabled:
+            conn.start()
+        else:
+            await conn.stop()
+        self._on_change()
+        return conn
+
+    def all_tools(self) -> list[ToolEntry]:
+        """Every tool of every ready server."""
+        return [t for c in self.connections.values() if c.status == "ready" for t in c.tools.values()]
+
+    def infos(self) -> list[dict[str, Any]]:
+        """Every server as the UI shows it."""
+        return [c.info() for c in self.connections.values()]

@@ -1,0 +1,186 @@
+"""Every error Moka raises on purpose, in one tree.
+
+    MokaError                       anything Moka reports to a person
+    ├── ConfigError                 a config file that can't be read, parsed or validated
+    ├── PluginError                 a plugin that failed to load or raised in a hook
+    ├── UsageError                  a command used wrongly (exit code 2)
+    ├── ServerError                 an MCP server problem
+    │   ├── UnknownServerError      no server of that name (also a KeyError)
+    │   ├── ServerUnavailableError  the server is not connected (connecting, failed, stopped)
+    │   ├── ConnectTimeoutError     the server did not finish connecting before the deadline
+    │   ├── ToolCallError           a tools/call failed at the protocol level
+    │   └── UnknownToolError        no tool of that name on that server (also a KeyError)
+    ├── ViewError                   an MCP App view could not be prepared (bad resource, mime type)
+    ├── BridgeError                 a JSON-RPC error to answer a view or the UI with (carries `code`)
+    ├── AgentError                  a model backend problem, shown in the conversation
+    │   ├── NeedsKeyError           the backend needs an API key; the message says how to add one
+    │   ├── ProviderError           the provider answered with an error (auth, rate limit, ...)
+    │   └── UnknownBackendError     no backend of that id (also a KeyError)
+    └── StoreError                  the conversation database can't be used
+
+Every message says what is wrong and, where there is one, how to fix it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+
+class MokaError(Exception):
+    """Base of every error Moka reports to a person."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        if self.hint:
+            return f"{self.message}\n  hint: {self.hint}"
+        return self.message
+
+
+class ConfigError(MokaError):
+    """A config file that can't be read, parsed or validated."""
+
+    def __init__(self, path: str, problem: str, *, key_path: str | None = None, hint: str | None = None) -> None:
+        where = f"{path}" + (f" at {key_path}" if key_path else "")
+        super().__init__(f"config error in {where}: {problem}", hint=hint)
+        self.path = path
+        self.key_path = key_path
+        self.problem = problem
+
+
+class PluginError(MokaError):
+    """A plugin that failed to load or raised in a hook."""
+
+    def __init__(self, plugin: str, problem: str) -> None:
+        super().__init__(f"plugin {plugin!r}: {problem}")
+        self.plugin = plugin
+        self.problem = problem
+
+
+class UsageError(MokaError):
+    """A command used wrongly; the CLI exits with 2."""
+
+    exit_code = 2
+
+
+class ServerError(MokaError):
+    """An MCP server problem."""
+
+
+class UnknownServerError(ServerError, KeyError):
+    """No server of that name is configured."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        listing = ", ".join(known) if known else "none configured"
+        super().__init__(
+            f"no server named {name!r} (known: {listing})",
+            hint="add one with `moka servers add NAME -- COMMAND ARGS...` or `moka servers add NAME --url URL`",
+        )
+        self.name = name
+
+    def __str__(self) -> str:  # KeyError would otherwise quote the message
+        return MokaError.__str__(self)
+
+
+class ServerUnavailableError(ServerError):
+    """The server is not connected right now."""
+
+    def __init__(self, name: str, status: str, reason: str | None = None) -> None:
+        msg = f"server {name!r} is {status}"
+        if reason:
+            msg += f": {reason}"
+        super().__init__(msg, hint=f"see `moka servers list` and `moka inspect --channel server` for {name!r}")
+        self.name = name
+        self.status = status
+        self.reason = reason
+
+
+class ConnectTimeoutError(ServerError):
+    """The server did not finish connecting before the deadline."""
+
+
+class ToolCallError(ServerError):
+    """A tools/call failed at the protocol level (not a tool's own isError result)."""
+
+
+class UnknownToolError(ServerError, KeyError):
+    """No tool of that name on that server."""
+
+    def __init__(self, server: str, tool: str, known: list[str]) -> None:
+        listing = ", ".join(sorted(known)) if known else "none"
+        super().__init__(f"server {server!r} has no tool {tool!r} (tools: {listing})")
+        self.server = server
+        self.tool = tool
+
+    def __str__(self) -> str:
+        return MokaError.__str__(self)
+
+
+class ViewError(MokaError):
+    """An MCP App view could not be prepared or failed."""
+
+
+class BridgeError(MokaError):
+    """A JSON-RPC error to answer a view or the UI with."""
+
+    # JSON-RPC 2.0 codes, plus the -32000 the MCP Apps spec uses for denials.
+    PARSE_ERROR = -32700
+    INVALID_REQUEST = -32600
+    METHOD_NOT_FOUND = -32601
+    INVALID_PARAMS = -32602
+    INTERNAL_ERROR = -32603
+    DENIED = -32000
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.data = data
+
+    def to_error(self) -> dict[str, Any]:
+        """The JSON-RPC `error` object (never carries a null)."""
+        err: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            err["data"] = self.data
+        return err
+
+
+class AgentError(MokaError):
+    """A model backend problem, shown in the conversation."""
+
+
+class NeedsKeyError(AgentError):
+    """The backend needs an API key."""
+
+
+ProviderErrorKind = Literal["auth", "rate_limit", "network", "context_length", "bad_request", "server", "other"]
+
+
+class ProviderError(AgentError):
+    """The model provider answered with an error."""
+
+    def __init__(self, kind: ProviderErrorKind, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.kind = kind
+
+
+class UnknownBackendError(AgentError, KeyError):
+    """No agent backend with that id is registered."""
+
+    def __init__(self, backend_id: str, known: list[str]) -> None:
+        super().__init__(
+            f"no model backend {backend_id!r} (available: {', '.join(sorted(known)) or 'none'})",
+            hint="`moka plugins` lists the installed backends",
+        )
+        self.backend_id = backend_id
+
+    def __str__(self) -> str:
+        return MokaError.__str__(self)
+
+
+class StoreError(MokaError):
+    """The conversation database can't be used."""

@@ -1,0 +1,123 @@
+"""Every hook a Moka plugin can implement.
+
+Plugins are found through the ``moka`` entry-point group (the pluggy project name is
+also ``moka``). Built-in behaviour is registered through these same hooks from
+``moka_shell.builtins``. Hooks are synchronous and cheap; async work belongs on the
+objects a plugin registers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:  # pragma: no cover - imports for annotations only
+    from moka_shell.core.app import MokaApp
+
+hookspec = pluggy.HookspecMarker("moka")
+hookimpl = pluggy.HookimplMarker("moka")
+
+Register = Callable[[Any], None]
+
+# ---- registration hooks ---------------------------------------------------------------------
+
+
+@hookspec
+def register_transports(register: Register) -> None:
+    """Register MCP transports.
+
+    Call ``register(transport)`` with an object that has ``transport_id`` (the value a
+    server config names in ``"type"``, e.g. ``"stdio"`` or ``"http"``) and
+    ``open(config, errlog)`` returning what ``mcp.Client`` accepts: a
+    ``StdioServerParameters``, a URL string, or an ``mcp.client.Transport``.
+
+    :param register: the callback that records one transport
+    """
+
+
+@hookspec
+def register_agent_backends(register: Register) -> None:
+    """Register model backends.
+
+    Call ``register(backend)`` with an object satisfying
+    ``moka_shell.core.agents.AgentBackend`` (``backend_id``, ``Options``, ``stream``).
+
+    :param register: the callback that records one backend
+    """
+
+
+@hookspec
+def register_themes(register: Register) -> None:
+    """Register themes.
+
+    Call ``register(theme)`` with an object satisfying
+    ``moka_shell.core.themes.ThemeProvider``: ``theme_id``, ``label``, and
+    ``variables(mode)`` giving values for the standard MCP Apps style variables
+    (``mode`` is ``"light"`` or ``"dark"``).
+
+    :param register: the callback that records one theme
+    """
+
+
+@hookspec
+def register_display_modes(register: Register) -> None:
+    """Register display modes.
+
+    Call ``register(mode)`` with an object satisfying
+    ``moka_shell.core.display.DisplayMode``: ``mode_id``, ``wire_mode`` (the MCP Apps
+    ``displayMode`` the view is told: inline, fullscreen or pip), ``label``,
+    ``fixed_size`` and ``opens_window``.
+
+    :param register: the callback that records one display mode
+    """
+
+
+# ---- lifecycle hooks ------------------------------------------------------------------------
+
+
+@hookspec
+def moka_startup(app: MokaApp) -> None:
+    """Called once on the core loop after the servers have started connecting.
+
+    :param app: the running application
+    """
+
+
+@hookspec
+def moka_shutdown(app: MokaApp) -> None:
+    """Called once on the core loop before Moka stops.
+
+    :param app: the running application
+    """
+
+
+# ---- decision hooks -------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def moka_consent(action: str, server: str, detail: dict[str, Any]) -> bool | None:
+    """Decide whether a view may perform an action, before the person is asked.
+
+    ``action`` is one of ``open_link``, ``message``, ``download``, ``sampling``.
+    Return True to allow, False to deny, or None to leave it to the settings.
+
+    :param action: what the view asks for
+    :param server: the server that owns the view
+    :param detail: the request's parameters (e.g. ``{"url": ...}``)
+    :returns: True, False or None
+    """
+
+
+@hookspec
+def moka_host_context(server: str, tool: str, context: dict[str, Any]) -> dict[str, Any] | None:
+    """Contribute extra top-level keys to a view's ``hostContext``.
+
+    Returned keys are merged in; ``None`` values are dropped, so the view never sees a null.
+
+    :param server: the server that owns the view
+    :param tool: the tool whose call created the view
+    :param context: the host context built so far (read only)
+    :returns: a dict of keys to add, or None
+    """

@@ -1,0 +1,1 @@
+"""Fakes and helpers for testing Moka and Moka plugins."""
