@@ -1,0 +1,1 @@
+"""moka-demo: the MCP server bundled with Moka, with dice and playground views."""
