@@ -13,7 +13,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from moka_shell.demo import dice, views
+from moka_shell.demo import dice, documents
 
 NAME = "moka-demo"
 VERSION = "0.1.0"
@@ -92,7 +92,7 @@ def _build_apps(log: dice.RollLog) -> Apps:
 
     apps.add_html_resource(
         DICE_URI,
-        views.render("dice.html"),
+        documents.render("dice.html"),
         name="dice",
         title="Dice",
         description="Shows a dice roll; can roll again and list the history.",
@@ -101,7 +101,7 @@ def _build_apps(log: dice.RollLog) -> Apps:
     )
     apps.add_html_resource(
         PLAYGROUND_URI,
-        views.render("playground.html"),
+        documents.render("playground.html"),
         name="playground",
         title="Host method playground",
         description="Buttons for every MCP Apps host method, with an on-page log of each outcome.",
