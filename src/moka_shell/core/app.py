@@ -13,7 +13,8 @@ from typing import Any
 
 from moka_shell.config import ConfigFile, MokaConfig
 from moka_shell.core.servers import ServerManager
-from moka_shell.errors import ConfigError
+from moka_shell.core.themes import theme_payload
+from moka_shell.errors import ConfigError, UsageError
 from moka_shell.inspector import Inspector
 from moka_shell.paths import Paths
 from moka_shell.plugins import PluginHost, Registered
@@ -47,12 +48,18 @@ class MokaApp:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.sandbox_origin = ""
         self.host_origin = ""
+        self.token = ""
         # Set in start(): these need the loop.
         from moka_shell.core.apphost import AppHost
 
         self.apphost = AppHost(self)
         self.chat: Any = None
         self.store: Any = None
+        self.system_dark = False
+        self._consents: dict[str, asyncio.Future[bool]] = {}
+        # Shells replace these: the desktop opens the default browser and a save dialog.
+        self.link_opener: Callable[[str], None] = lambda url: self.emit("link.open", {"url": url})
+        self.download_saver: Callable[[dict[str, Any]], Any] = self._emit_download
 
     # ---- events ------------------------------------------------------------------------------
 
@@ -71,6 +78,12 @@ class MokaApp:
 
     def _servers_changed(self) -> None:
         self.emit("servers.changed", self.servers.infos())  # type: ignore[arg-type]
+
+    async def _emit_download(self, file: dict[str, Any]) -> None:
+        import base64
+
+        data = file.get("blob") or base64.b64encode((file.get("text") or "").encode("utf-8")).decode("ascii")
+        self.emit("download.ready", {"filename": file["filename"], "mimeType": file["mimeType"], "dataBase64": data})
 
     # ---- lifecycle ---------------------------------------------------------------------------
 
@@ -107,6 +120,72 @@ class MokaApp:
         if self.config_file is not None:
             self.config_file.config = self.config
             self.config_file.save()
+
+    # ---- appearance and person-facing actions -------------------------------------------------
+
+    def current_theme(self) -> dict[str, Any]:
+        """The Theme payload for the configured theme and mode."""
+        theme_id = self.config.theme.theme_id
+        reg = self.themes.get(theme_id) or self.themes.get("moka") or next(iter(self.themes.values()))
+        mode = self.config.theme.mode
+        resolved = ("dark" if self.system_dark else "light") if mode == "system" else mode
+        return theme_payload(reg.obj, reg.obj.theme_id, mode, resolved)  # type: ignore[arg-type]
+
+    def set_theme(self, theme_id: str | None = None, mode: str | None = None) -> dict[str, Any]:
+        """Switch theme and/or mode: restyle the UI and tell every live view."""
+        if theme_id is not None:
+            if theme_id not in self.themes:
+                raise UsageError(f"unknown theme {theme_id!r} (available: {', '.join(self.themes)})")
+            self.config.theme.theme_id = theme_id
+        if mode is not None:
+            if mode not in ("light", "dark", "system"):
+                raise UsageError(f"theme mode must be light, dark or system, not {mode!r}")
+            self.config.theme.mode = mode  # type: ignore[assignment]
+        self.save_config()
+        theme = self.current_theme()
+        self.emit("theme.changed", theme)
+        self.apphost.theme_changed()
+        return theme
+
+    def open_link(self, url: str) -> None:
+        """Open a link outside Moka (the shell decides how)."""
+        self.inspector.record("view", {"event": "open-link", "url": url}, method="view/open-link")
+        self.link_opener(url)
+
+    async def save_download(self, file: dict[str, Any]) -> None:
+        """Hand a view's download to the shell (save dialog or browser download)."""
+        self.inspector.record("view", {"event": "download", "filename": file["filename"]}, method="view/download")
+        await self.download_saver(file)
+
+    async def consent(self, action: str, server: str, detail: dict[str, Any]) -> bool:
+        """May a view do this? Plugins first, then the setting, then the person."""
+        decided = self.plugins.first_result("moka_consent", action=action, server=server, detail=detail)
+        if isinstance(decided, bool):
+            return decided
+        policy = getattr(self.config.consent, action, "ask")
+        if policy != "ask":
+            return policy == "allow"
+        if not self._listeners or self.mode == "check":
+            return self.mode == "check"  # headless checks allow; nobody to ask otherwise
+        request_id = f"q{len(self._consents) + 1}-{id(detail) % 10000}"
+        fut: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._consents[request_id] = fut
+        self.emit("consent.request", {"requestId": request_id, "action": action, "server": server, "detail": detail})
+        try:
+            return await asyncio.wait_for(fut, timeout=120)
+        except asyncio.TimeoutError:
+            return False
+        finally:
+            self._consents.pop(request_id, None)
+
+    def answer_consent(self, request_id: str, allow: bool, remember: bool, action: str | None = None) -> None:
+        """The person answered a consent request."""
+        fut = self._consents.get(request_id)
+        if fut is not None and not fut.done():
+            fut.set_result(bool(allow))
+        if remember and action:
+            setattr(self.config.consent, action, "allow" if allow else "deny")
+            self.save_config()
 
     def registered(self, kind: str) -> dict[str, Registered[Any]]:
         """One of the registries by name (transports, backends, themes, display_modes)."""

@@ -1,0 +1,295 @@
+"""The short-lived CLI commands: servers, tools, call, inspect, plugins, keys."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from moka_shell.config import ConfigFile, ServerConfig
+from moka_shell.config_import import import_config_file
+from moka_shell.errors import ServerUnavailableError, UsageError
+from moka_shell.inspector import EventFilter, follow_log, read_log
+from moka_shell.paths import Paths, resolve_paths
+
+T = TypeVar("T")
+
+
+def paths_of(args: argparse.Namespace) -> Paths:
+    """The config and data paths for this invocation."""
+    return resolve_paths(args.config, args.data_dir)
+
+
+@asynccontextmanager
+async def core(args: argparse.Namespace, servers: list[str] | None, *, wait: float = 30.0,
+               mode: str = "headless") -> AsyncIterator[Any]:
+    """A MokaApp with only the named servers started, ready or failed, and stopped after."""
+    from moka_shell.core.app import MokaApp
+
+    app = MokaApp(paths_of(args), mode=mode)
+    for name in servers or []:
+        if name not in app.config.mcp_servers:
+            from moka_shell.errors import UnknownServerError
+
+            raise UnknownServerError(name, sorted(app.config.mcp_servers))
+    await app.start(servers=servers, store=False)
+    try:
+        await app.servers.wait_ready(timeout=wait)
+        yield app
+    finally:
+        await app.stop()
+
+
+def run(coro_fn: Callable[[], Awaitable[T]]) -> T:
+    """Run one async command to completion."""
+    return asyncio.run(coro_fn())  # type: ignore[arg-type]
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, indent=2, default=str))
+
+
+# ---- servers -----------------------------------------------------------------------------------
+
+
+def servers_list(args: argparse.Namespace) -> int:
+    """Configured servers; with --check, connect and show each status."""
+    cfg = ConfigFile(paths_of(args).config_file).config
+    if not args.check:
+        rows = [{"name": n, "transport": c.transport_id, "disabled": c.disabled,
+                 "target": c.url or " ".join([c.command or ""] + c.args)} for n, c in cfg.mcp_servers.items()]
+        if args.json:
+            _print_json(rows)
+        else:
+            for r in rows:
+                print(f"{r['name']:<24} {r['transport']:<6} {'disabled ' if r['disabled'] else ''}{r['target']}")
+            if not rows:
+                print("no servers configured; add one with `moka servers add NAME -- COMMAND ARGS...`")
+        return 0
+
+    async def go() -> list[dict[str, Any]]:
+        async with core(args, None) as app:
+            return app.servers.infos()
+
+    infos = run(go)
+    if args.json:
+        _print_json(infos)
+    else:
+        for i in infos:
+            print(f"{i['name']:<24} {i['status']:<10} {i['toolCount']:>3} tools  {i.get('error', '')}")
+    return 0 if all(i["status"] in ("ready", "disabled") for i in infos) else 1
+
+
+def _pairs(items: list[str], what: str) -> dict[str, str]:
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise UsageError(f"{what} must look like KEY=VALUE, got {item!r}")
+        k, v = item.split("=", 1)
+        out[k] = v
+    return out
+
+
+def servers_add(args: argparse.Namespace) -> int:
+    """Add a stdio (``-- COMMAND ARGS``) or HTTP (``--url``) server to the config."""
+    argv = [a for a in args.argv if a != "--"] if args.argv else []
+    if not args.url and not argv:
+        raise UsageError("give a command after `--` or a --url",
+                         hint="moka servers add NAME -- npx -y @modelcontextprotocol/server-basic-vanillajs --stdio")
+    data: dict[str, Any] = {"env": _pairs(args.env, "--env"), "headers": _pairs(args.header, "--header")}
+    if args.url:
+        data["url"] = args.url
+    else:
+        data["command"], data["args"] = argv[0], argv[1:]
+    if args.cwd:
+        data["cwd"] = args.cwd
+    if args.type:
+        data["type"] = args.type
+    cfg_file = ConfigFile(paths_of(args).config_file)
+    cfg_file.config.mcp_servers[args.name] = ServerConfig.model_validate(data)
+    cfg_file.save()
+    print(f"added {args.name!r} to {cfg_file.path}")
+    return 0
+
+
+def servers_remove(args: argparse.Namespace) -> int:
+    """Remove a server from the config."""
+    cfg_file = ConfigFile(paths_of(args).config_file)
+    if cfg_file.config.mcp_servers.pop(args.name, None) is None:
+        from moka_shell.errors import UnknownServerError
+
+        raise UnknownServerError(args.name, sorted(cfg_file.config.mcp_servers))
+    cfg_file.save()
+    print(f"removed {args.name!r}")
+    return 0
+
+
+def servers_import(args: argparse.Namespace) -> int:
+    """Import servers from another client's config file."""
+    found = import_config_file(Path(args.path).expanduser())
+    cfg_file = ConfigFile(paths_of(args).config_file)
+    added = []
+    for name, server in found.servers.items():
+        if name in cfg_file.config.mcp_servers:
+            print(f"skipped {name!r}: a server with this name already exists")
+            continue
+        cfg_file.config.mcp_servers[name] = server
+        added.append(name)
+    for name, reason in found.skipped:
+        print(f"skipped {name!r}: {reason}")
+    cfg_file.save()
+    print(f"imported {len(added)} server(s) from {found.source_format} config: {', '.join(added) or 'none'}")
+    return 0
+
+
+# ---- tools and calls ---------------------------------------------------------------------------
+
+
+def _require_ready(app: Any, names: list[str]) -> None:
+    for name in names:
+        conn = app.servers.get(name)
+        if conn.status != "ready":
+            raise ServerUnavailableError(name, conn.status, conn.error)
+
+
+def tools(args: argparse.Namespace) -> int:
+    """List tools with visibility and UI resource."""
+
+    async def go() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        async with core(args, [args.server] if args.server else None) as app:
+            if args.server:
+                _require_ready(app, [args.server])
+            return [t.to_info() for t in app.servers.all_tools()], app.servers.infos()
+
+    tool_rows, infos = run(go)
+    failed = [i for i in infos if i["status"] not in ("ready", "disabled")]
+    if args.json:
+        _print_json(tool_rows)
+    else:
+        for t in tool_rows:
+            ui = f"  ui: {t['resourceUri']}" if t.get("resourceUri") else ""
+            print(f"{t['server']}/{t['name']}  [{','.join(t['visibility'])}]{ui}")
+            if t.get("description"):
+                print(f"    {t['description'].splitlines()[0][:100]}")
+            for problem in t.get("problems", []):
+                print(f"    warning: {problem}")
+    for i in failed:
+        print(f"moka: server {i['name']!r} is {i['status']}: {i.get('error', '')}", file=sys.stderr)
+    return 1 if failed and not tool_rows else 0
+
+
+def call(args: argparse.Namespace) -> int:
+    """Call one tool and print its content and structuredContent."""
+    try:
+        arguments = json.loads(args.arguments)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"arguments must be a JSON object: {exc.msg}", hint="e.g. '{\"sides\": 6}'") from exc
+    if not isinstance(arguments, dict):
+        raise UsageError("arguments must be a JSON object, e.g. '{\"sides\": 6}'")
+
+    async def go() -> dict[str, Any]:
+        async with core(args, [args.server]) as app:
+            _require_ready(app, [args.server])
+            return await app.servers.get(args.server).call_tool(args.tool, arguments)
+
+    result = run(go)
+    if args.json:
+        _print_json(result)
+    else:
+        for item in result.get("content") or []:
+            if item.get("type") == "text":
+                print(item.get("text", ""))
+            else:
+                print(f"[{item.get('type')} content]")
+        if "structuredContent" in result:
+            print("structuredContent: " + json.dumps(result["structuredContent"], default=str))
+    return 1 if result.get("isError") else 0
+
+
+# ---- inspector, plugins, keys --------------------------------------------------------------------
+
+
+def _format_event(ev: dict[str, Any]) -> str:
+    import time as _t
+
+    stamp = _t.strftime("%H:%M:%S", _t.localtime(ev.get("time", 0))) + f".{int(ev.get('time', 0) * 1000) % 1000:03d}"
+    arrow = {"in": "<-", "out": "->"}.get(ev.get("direction", "-"), "  ")
+    who = ev.get("server", "") + (f"/{ev['view']}" if ev.get("view") else "")
+    body = json.dumps(ev.get("message"), default=str)
+    return f"{stamp} {ev.get('channel', ''):<8} {arrow} {who:<22} {ev.get('method') or '':<34} {body[:160]}"
+
+
+def inspect(args: argparse.Namespace) -> int:
+    """Print stored inspector events, optionally following new ones."""
+    folder = paths_of(args).inspector_dir
+    flt = EventFilter(channel=args.channel, server=args.server)
+    events = [e for e in read_log(folder) if flt.matches(e)][-args.limit:] if args.limit else []
+    for ev in events:
+        print(json.dumps(ev, default=str) if args.json else _format_event(ev))
+    if args.follow:
+        try:
+            for ev in follow_log(folder):
+                if flt.matches(ev):
+                    print(json.dumps(ev, default=str) if args.json else _format_event(ev), flush=True)
+        except KeyboardInterrupt:
+            return 0
+    elif not events and not args.json:
+        print(f"no events yet in {folder}", file=sys.stderr)
+    return 0
+
+
+def plugins(args: argparse.Namespace) -> int:
+    """List every plugin: name, version, built-in or installed, hooks, and any error."""
+    from moka_shell.plugins import PluginHost
+
+    host = PluginHost()
+    # Calling the registration hooks is what reveals a plugin that raises.
+    for hook, attr in (("register_transports", "transport_id"), ("register_agent_backends", "backend_id"),
+                       ("register_themes", "theme_id"), ("register_display_modes", "mode_id")):
+        host.collect(hook, attr)
+    infos = host.list()
+    if args.json:
+        _print_json([i.__dict__ for i in infos])
+        return 0
+    for i in infos:
+        kind = "built-in" if i.builtin else "installed"
+        print(f"{i.name:<28} {i.version:<10} {kind:<10} {', '.join(i.hooks) or '-'}")
+        if i.error:
+            print(f"    error: {i.error} (skipped)")
+    return 0
+
+
+def keys(args: argparse.Namespace) -> int:
+    """Store or delete a backend's API key in the OS keyring (read from stdin)."""
+    from moka_shell.core.secrets import delete_key, store_key
+
+    if args.action == "path":
+        import keyring
+
+        print(type(keyring.get_keyring()).__name__)
+        return 0
+    if not args.backend:
+        raise UsageError("name the backend, e.g. `moka keys set openai`")
+    if args.action == "delete":
+        delete_key(args.backend)
+        print(f"removed the key for {args.backend!r}")
+        return 0
+    key = sys.stdin.readline().strip() if not sys.stdin.isatty() else __import__("getpass").getpass("API key: ")
+    if not key:
+        raise UsageError("no key given")
+    store_key(args.backend, key)
+    print(f"stored the key for {args.backend!r} in the OS keyring")
+    return 0
+
+
+def demo_server(args: argparse.Namespace) -> int:
+    """Run the bundled demo server (how frozen apps start it)."""
+    from moka_shell.demo.server import main as demo_main
+
+    return int(demo_main(list(args.rest)) or 0)
+

@@ -1,0 +1,135 @@
+"""The ``moka`` command: parse, dispatch, and turn errors into messages and exit codes.
+
+Exit codes: 0 ok, 1 failure, 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from moka_shell import __version__
+from moka_shell.errors import MokaError, UsageError
+
+Command = Callable[[argparse.Namespace], int]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises UsageError instead of exiting, so messages stay ours."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        raise UsageError(f"{self.prog}: {message}", hint=f"see `{self.prog} --help`")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command-line surface (see the architecture's CLI contract)."""
+    from moka_shell.cli import commands, run
+
+    p = _Parser(prog="moka", description="Moka: a desktop host for MCP Apps, with a chat for any model.")
+    p.add_argument("--version", action="version", version=f"moka {__version__}")
+    p.add_argument("--config", metavar="FILE", help="config file (default: platform config dir; env MOKA_CONFIG)")
+    p.add_argument("--data-dir", metavar="DIR", help="data directory (default: platform data dir; env MOKA_DATA_DIR)")
+    p.set_defaults(func=run.desktop)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    s = sub.add_parser("serve", help="browser mode on 127.0.0.1 with a per-run token")
+    s.add_argument("--port", type=int, default=0, help="host port (default: a random free port)")
+    s.add_argument("--open", action="store_true", help="open the URL in the default browser")
+    s.set_defaults(func=run.serve)
+
+    srv = sub.add_parser("servers", help="list, add, remove or import MCP servers")
+    ssub = srv.add_subparsers(dest="servers_command", metavar="ACTION", parser_class=_Parser, required=True)
+    sl = ssub.add_parser("list", help="configured servers (with --check: connect and show status)")
+    sl.add_argument("--json", action="store_true")
+    sl.add_argument("--check", action="store_true", help="connect to each server and report its status")
+    sl.set_defaults(func=commands.servers_list)
+    sa = ssub.add_parser("add", help="add a server: NAME -- COMMAND ARGS... or NAME --url URL")
+    sa.add_argument("name")
+    sa.add_argument("--url", help="streamable HTTP endpoint")
+    sa.add_argument("--header", action="append", default=[], metavar="K=V", help="HTTP header (repeatable)")
+    sa.add_argument("--env", action="append", default=[], metavar="K=V", help="environment variable (repeatable)")
+    sa.add_argument("--cwd")
+    sa.add_argument("--type", help="a plugin transport id")
+    sa.add_argument("argv", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
+    sa.set_defaults(func=commands.servers_add)
+    sr = ssub.add_parser("remove", help="remove a server")
+    sr.add_argument("name")
+    sr.set_defaults(func=commands.servers_remove)
+    si = ssub.add_parser("import", help="import servers from a Claude Desktop, Cursor or VS Code config file")
+    si.add_argument("path")
+    si.set_defaults(func=commands.servers_import)
+
+    t = sub.add_parser("tools", help="list tools (visibility and UI resource shown)")
+    t.add_argument("server", nargs="?")
+    t.add_argument("--json", action="store_true")
+    t.set_defaults(func=commands.tools)
+
+    c = sub.add_parser("call", help="call a tool and print its result")
+    c.add_argument("server")
+    c.add_argument("tool")
+    c.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=commands.call)
+
+    k = sub.add_parser("check", help="render a server's UI tools headless and report on each view")
+    k.add_argument("server")
+    k.add_argument("--tool", help="only this tool")
+    k.add_argument("--args", default=None, help="JSON arguments for --tool")
+    k.add_argument("--json", action="store_true")
+    k.add_argument("--timeout", type=float, default=20.0, help="seconds per view (default 20)")
+    k.add_argument("--engine", choices=["auto", "chromium", "webview"], default="auto",
+                   help="renderer: Chromium via Playwright, or the pywebview engine offscreen")
+    k.set_defaults(func=run.check)
+
+    ch = sub.add_parser("chat", help="run one chat turn headless and print the transcript")
+    ch.add_argument("message")
+    ch.add_argument("--backend")
+    ch.add_argument("--model")
+    ch.add_argument("--conversation", help="continue this conversation id")
+    ch.add_argument("--json", action="store_true")
+    ch.set_defaults(func=run.chat)
+
+    i = sub.add_parser("inspect", help="print the inspector log")
+    i.add_argument("--follow", "-f", action="store_true")
+    i.add_argument("--channel", help="mcp.rpc, ui.rpc, agent, server, view")
+    i.add_argument("--server")
+    i.add_argument("--limit", type=int, default=200, help="last N events (default 200)")
+    i.add_argument("--json", action="store_true")
+    i.set_defaults(func=commands.inspect)
+
+    pl = sub.add_parser("plugins", help="list plugins: name, version, built-in or installed, hooks")
+    pl.add_argument("--json", action="store_true")
+    pl.set_defaults(func=commands.plugins)
+
+    ky = sub.add_parser("keys", help="store or remove a model backend's API key in the OS keyring")
+    ky.add_argument("action", choices=["set", "delete", "path"])
+    ky.add_argument("backend", nargs="?")
+    ky.set_defaults(func=commands.keys)
+
+    d = sub.add_parser("demo-server", help=argparse.SUPPRESS)
+    d.add_argument("rest", nargs=argparse.REMAINDER)
+    d.set_defaults(func=commands.demo_server)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        # The demo server must not touch stdout before it speaks MCP: dispatch it first.
+        if args_list[:1] == ["demo-server"]:
+            from moka_shell.demo.server import main as demo_main
+
+            return int(demo_main(args_list[1:]) or 0)
+        args = build_parser().parse_args(args_list)
+        return int(args.func(args) or 0)
+    except MokaError as exc:
+        print(f"moka: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # e.g. `moka tools --json | head`
+        sys.stderr.close()
+        return 0

@@ -1,0 +1,89 @@
+"""The long-running commands: the desktop app, browser mode, checks and headless chat."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+
+from moka_shell.cli.commands import paths_of
+from moka_shell.errors import UsageError
+from moka_shell.shells.runtime import has_display, start_core
+
+
+def serve(args: argparse.Namespace, *, announce: str | None = None) -> int:
+    """Browser mode: serve the UI on 127.0.0.1 until interrupted."""
+
+    async def go() -> None:
+        app, web = await start_core(paths_of(args), mode="browser", port=args.port)
+        if announce:
+            print(announce, flush=True)
+        print(f"Moka is running at {web.url}", flush=True)
+        print("Open that URL in a browser; press Ctrl+C to stop.", flush=True)
+        if getattr(args, "open", False):
+            import webbrowser
+
+            webbrowser.open(web.url)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(sig, stop.set)
+            except (NotImplementedError, RuntimeError):
+                pass
+        await stop.wait()
+        print("Stopping Moka…", flush=True)
+        await app.stop()
+        await web.stop()
+
+    asyncio.run(go())
+    return 0
+
+
+def desktop(args: argparse.Namespace) -> int:
+    """The desktop app; with no display it says so and falls back to browser mode."""
+    if not has_display():
+        args.port = 0
+        return serve(args, announce="moka: no display found (no DISPLAY or WAYLAND_DISPLAY); "
+                                    "serving the same UI in browser mode instead.")
+    from moka_shell.shells.desktop import run_desktop
+
+    return run_desktop(paths_of(args))
+
+
+def check(args: argparse.Namespace) -> int:
+    """Render a server's UI tools headless and print a report."""
+    from moka_shell.shells.check import run_check
+
+    tool_args = None
+    if args.args is not None:
+        if not args.tool:
+            raise UsageError("--args needs --tool")
+        try:
+            tool_args = json.loads(args.args)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"--args must be a JSON object: {exc.msg}") from exc
+    report = asyncio.run(run_check(paths_of(args), args.server, tool=args.tool, tool_args=tool_args,
+                                   timeout=args.timeout, engine=args.engine))
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2, default=str))
+    else:
+        print(report.to_text())
+    return 0 if report.ok else 1
+
+
+def chat(args: argparse.Namespace) -> int:
+    """One headless chat turn; prints the transcript."""
+    from moka_shell.core.chat_cli import run_chat_turn
+
+    transcript, ok = asyncio.run(run_chat_turn(paths_of(args), args.message, backend=args.backend,
+                                               model=args.model, conversation=args.conversation))
+    if args.json:
+        print(json.dumps(transcript, indent=2, default=str))
+    else:
+        for line in transcript["lines"]:
+            print(line)
+    sys.stdout.flush()
+    return 0 if ok else 1

@@ -1,0 +1,300 @@
+"""The one dispatcher for view traffic: validate, log as ``ui.rpc``, enforce policy, answer.
+
+Every message a view sends arrives here (from the desktop js_api or the browser
+WebSocket) through ``Dispatcher.handle``. Refusals are JSON-RPC errors, never
+``isError`` results, so the view SDK's callers see them as failures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import re
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from moka_shell.core.host_context import PROTOCOL_VERSION, SUPPORTED_VERSIONS, host_capabilities, host_info
+from moka_shell.core.views import View
+from moka_shell.errors import BridgeError, MokaError
+
+if TYPE_CHECKING:
+    from moka_shell.core.apphost import AppHost
+
+MAX_MESSAGE_BYTES = 8 * 1024 * 1024
+INLINE_MIN, INLINE_MAX = 60, 1200
+LINK_SCHEMES = ("http://", "https://", "mailto:")
+PROXIED = ("resources/read", "resources/list", "resources/templates/list", "prompts/list")
+Handler = Callable[[View, dict[str, Any]], Awaitable[Any]]
+
+
+def sanitize_filename(name: str) -> str:
+    """A safe file name from a resource URI's last segment (no paths, no control characters)."""
+    name = name.replace("\\", "/").rsplit("/", 1)[-1]
+    name = re.sub(r"[\x00-\x1f<>:\"|?*]", "_", name).strip(" .")
+    return name[:120] or "download"
+
+
+class Dispatcher:
+    """Answers view requests and handles view notifications for the AppHost."""
+
+    def __init__(self, host: AppHost) -> None:
+        self.host = host
+        self.requests: dict[str, Handler] = {
+            "ui/initialize": self._initialize,
+            "ping": self._ping,
+            "tools/call": self._tools_call,
+            "ui/message": self._message,
+            "ui/update-model-context": self._update_model_context,
+            "ui/open-link": self._open_link,
+            "ui/request-display-mode": self._request_display_mode,
+            "ui/download-file": self._download_file,
+            "sampling/createMessage": self._sampling,
+        }
+        for method in PROXIED:
+            self.requests[method] = functools.partial(self._proxied, method)
+
+    @property
+    def app(self) -> Any:
+        return self.host.app
+
+    # ---- entry ---------------------------------------------------------------------------------
+
+    async def handle(self, view_id: str, message: Any) -> dict[str, Any] | None:
+        """Handle one message from a view; returns the reply to post back, if any."""
+        view = self.host.views.get(view_id)
+        if view is None or not view.live:
+            return None
+        size = len(json.dumps(message, default=str)) if message is not None else 0
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+            self._log_in(view, {"invalid": str(message)[:500]})
+            return None  # not JSON-RPC: the spec's transports ignore these
+        self._log_in(view, message if size <= 64 * 1024 else {**_shape(message), "moka/size": size})
+        msg_id = message.get("id")
+        method = message.get("method")
+        if size > MAX_MESSAGE_BYTES:
+            return self._reply(view, msg_id, error=BridgeError(
+                BridgeError.INVALID_REQUEST, f"message of {size} bytes is over Moka's {MAX_MESSAGE_BYTES} byte limit"))
+        if method is None:
+            self._on_response(view, message)
+            return None
+        if not isinstance(method, str) or ("params" in message and not isinstance(message["params"], dict)):
+            return self._reply(view, msg_id, error=BridgeError(BridgeError.INVALID_REQUEST, "malformed request"))
+        params = message.get("params") or {}
+        if msg_id is None:
+            await self._notification(view, method, params)
+            return None
+        handler = self.requests.get(method)
+        if handler is None:
+            return self._reply(view, msg_id, error=BridgeError(BridgeError.METHOD_NOT_FOUND,
+                                                               f"Moka does not handle {method!r}"))
+        task = asyncio.current_task()
+        if task is not None:
+            view.inflight[msg_id] = task
+        try:
+            result = await handler(view, params)
+        except BridgeError as exc:
+            return self._reply(view, msg_id, error=exc)
+        except MokaError as exc:
+            return self._reply(view, msg_id, error=BridgeError(BridgeError.DENIED, exc.message))
+        except asyncio.CancelledError:
+            if task is not None and task.cancelling():
+                # cancelled by notifications/cancelled or teardown: answer nothing, as the SDK expects
+                view.inflight.pop(msg_id, None)
+                return None
+            raise
+        finally:
+            view.inflight.pop(msg_id, None)
+        return self._reply(view, msg_id, result=result)
+
+    def _log_in(self, view: View, message: Any) -> None:
+        self.app.inspector.record("ui.rpc", message, direction="in", server=view.server, view=view.id)
+
+    def _reply(self, view: View, msg_id: Any, *, result: Any = None,
+               error: BridgeError | None = None) -> dict[str, Any]:
+        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id}
+        if error is not None:
+            reply["error"] = error.to_error()
+        else:
+            reply["result"] = result if result is not None else {}
+        self.app.inspector.record("ui.rpc", reply, direction="out", server=view.server, view=view.id)
+        return reply
+
+    def _on_response(self, view: View, message: dict[str, Any]) -> None:
+        fut = view.pending.get(message.get("id"))  # type: ignore[arg-type]
+        if fut is not None and not fut.done():
+            fut.set_result(message)
+
+    # ---- notifications ------------------------------------------------------------------------
+
+    async def _notification(self, view: View, method: str, params: dict[str, Any]) -> None:
+        if method == "ui/notifications/initialized":
+            self.host.on_initialized(view)
+        elif method == "ui/notifications/size-changed":
+            mode = self.app.display_modes[view.display_mode].obj
+            height = params.get("height")
+            if not mode.fixed_size and isinstance(height, (int, float)):
+                view.height = int(min(max(height, INLINE_MIN), INLINE_MAX))
+                self.app.emit("view.size", {"viewId": view.id, "height": view.height})
+        elif method == "ui/notifications/request-teardown":
+            asyncio.get_running_loop().create_task(self.host.close(view, "the view asked to close"))
+        elif method == "notifications/cancelled":
+            task = view.inflight.get(params.get("requestId"))
+            if task is not None:
+                task.cancel()
+        elif method == "notifications/message":
+            self._view_log(view, params)
+        elif method == "notifications/tools/list_changed":
+            asyncio.get_running_loop().create_task(self._refresh_app_tools(view))
+
+    def _view_log(self, view: View, params: dict[str, Any]) -> None:
+        data = params.get("data")
+        if params.get("logger") != "moka.view" or not isinstance(data, dict):
+            return
+        kind = data.get("kind")
+        if kind == "csp":
+            problem = f"blocked by the view's Content-Security-Policy: {data.get('directive')} {data.get('blockedURI')}"
+        else:
+            problem = f"the view threw an error: {data.get('message')}"
+        view.problems.append(problem)
+        if not view.initialized:
+            self.host.fail(view, problem, data)  # it broke before the handshake: say so now
+        else:
+            self.app.emit("view.problem", {"viewId": view.id, "kind": kind, "reason": problem, "detail": data})
+
+    async def _refresh_app_tools(self, view: View) -> None:
+        try:
+            result = await self.host.request(view, "tools/list", {}, 5.0)
+            view.app_tools = list(result.get("tools") or [])
+        except BridgeError:
+            view.app_tools = []
+
+    # ---- requests -----------------------------------------------------------------------------
+
+    async def _initialize(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
+        view.mark("initialize")
+        view.app_info = params.get("appInfo") if isinstance(params.get("appInfo"), dict) else {}
+        caps = params.get("appCapabilities")
+        view.app_capabilities = caps if isinstance(caps, dict) else {}
+        requested = params.get("protocolVersion")
+        version = requested if requested in SUPPORTED_VERSIONS else PROTOCOL_VERSION
+        if view.app_capabilities.get("tools"):
+            asyncio.get_running_loop().call_later(0.05, lambda: asyncio.ensure_future(self._refresh_app_tools(view)))
+        return {"protocolVersion": version, "hostInfo": host_info(),
+                "hostCapabilities": host_capabilities(sampling=self._sampling_ready(), policy=view.policy),
+                "hostContext": self.host.host_context(view)}
+
+    async def _ping(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
+    async def _tools_call(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
+        name = params.get("name")
+        if not isinstance(name, str):
+            raise BridgeError(BridgeError.INVALID_PARAMS, "tools/call needs a tool 'name'")
+        conn = self.app.servers.ready(view.server)
+        entry = conn.tools.get(name)
+        if entry is None:
+            raise BridgeError(BridgeError.INVALID_PARAMS,
+                              f"server {view.server!r} has no tool {name!r}; a view may only call its own server's tools")
+        if not entry.app_visible:
+            raise BridgeError(BridgeError.DENIED, f"tool {name!r} is not callable from a view (its visibility is "
+                              f"{entry.visibility}; it needs \"app\")")
+        args = params.get("arguments") or {}
+        if not isinstance(args, dict):
+            raise BridgeError(BridgeError.INVALID_PARAMS, "tools/call 'arguments' must be an object")
+        return await conn.call_tool(name, args)
+
+    async def _proxied(self, method: str, view: View, params: dict[str, Any]) -> dict[str, Any]:
+        return await self.handle_proxy(view, method, params)
+
+    async def handle_proxy(self, view: View, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """resources/* and prompts/list go to the view's own server only."""
+        conn = self.app.servers.ready(view.server)
+        return await conn.request(method, params)
+
+    async def _message(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
+        if params.get("role", "user") != "user":
+            raise BridgeError(BridgeError.INVALID_PARAMS, "ui/message role must be 'user'")
+        content = params.get("content")
+        blocks = content if isinstance(content, list) else [content] if isinstance(content, dict) else None
+        if not blocks:
+            raise BridgeError(BridgeError.INVALID_PARAMS, "ui/message needs 'content' (a content block or a list)")
+        await self._consent(view, "message", {"content": blocks})
+        if self.app.chat is None:
+            raise BridgeError(BridgeError.DENIED, "there is no chat to post this message to")
+        await self.app.chat.post_app_message(view, blocks)
+        return {}
+
+    async def _update_model_context(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
+        content = params.get("content") if isinstance(params.get("content"), list) else []
+        structured = params.get("structuredContent")
+        view.model_context = None if not content and structured is None else \
+            {"content": content, **({"structuredContent": structured} if structured is not None else {})}
+        if self.app.chat is not None:
+            self.app.chat.model_context_changed(view)
+        return {}  # exactly {}: the view validates this strictly
+
+    async def _open_link(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
+        url = params.get("url")
+        if not isinstance(url, str) or not url.lower().startswith(LINK_SCHEMES) or any(c in url for c in "\r\n "):
+            raise BridgeError(BridgeError.DENIED, "Invalid URL: only http, https and mailto links can be opened")
+        await self._consent(view, "open_link", {"url": url})
+        self.app.open_link(url)
+        return {}
+
+    async def _request_display_mode(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
+        wanted = params.get("mode")
+        current = self.app.display_modes[view.display_mode].obj.wire_mode
+        declared = view.app_capabilities.get("availableDisplayModes")
+        allowed = wanted in self.host.available_wire_modes() and (not isinstance(declared, list) or wanted in declared)
+        if not allowed or wanted == current:
+            return {"mode": current}
+        # The wire mode maps to the built-in display mode of the same name.
+        mode_id = next((i for i, r in self.app.display_modes.items() if r.obj.wire_mode == wanted
+                        and not r.obj.opens_window), None)
+        if mode_id is None:
+            return {"mode": current}
+        return {"mode": self.host.set_display_mode(view, mode_id)}
+
+    async def _download_file(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
+        contents = params.get("contents")
+        if not isinstance(contents, list) or not contents:
+            raise BridgeError(BridgeError.INVALID_PARAMS, "ui/download-file needs 'contents' (a list)")
+        files = []
+        for item in contents:
+            if not isinstance(item, dict):
+                continue
+            if item.get("type") == "resource" and isinstance(item.get("resource"), dict):
+                res = item["resource"]
+                files.append({"filename": sanitize_filename(str(res.get("uri", "download"))),
+                              "mimeType": res.get("mimeType") or "application/octet-stream",
+                              "text": res.get("text"), "blob": res.get("blob")})
+            elif item.get("type") == "resource_link" and isinstance(item.get("uri"), str):
+                read = await self.handle_proxy(view, "resources/read", {"uri": item["uri"]})
+                for c in read.get("contents") or []:
+                    files.append({"filename": sanitize_filename(str(item.get("name") or c.get("uri"))),
+                                  "mimeType": c.get("mimeType") or "application/octet-stream",
+                                  "text": c.get("text"), "blob": c.get("blob")})
+        if not files:
+            raise BridgeError(BridgeError.INVALID_PARAMS, "nothing to download in 'contents'")
+        await self._consent(view, "download", {"files": [f["filename"] for f in files]})
+        for f in files:
+            await self.app.save_download(f)
+        return {}
+
+    def _sampling_ready(self) -> bool:
+        return self.app.chat is not None and self.app.chat.backend_configured()
+
+    async def _sampling(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
+        if not self._sampling_ready():
+            raise BridgeError(BridgeError.METHOD_NOT_FOUND, "sampling is not available: no model backend is configured")
+        await self._consent(view, "sampling", {"messages": params.get("messages")})
+        return await self.app.chat.sample(params)
+
+    async def _consent(self, view: View, action: str, detail: dict[str, Any]) -> None:
+        if not await self.app.consent(action, view.server, detail):
+            raise BridgeError(BridgeError.DENIED, f"{action.replace('_', ' ')} denied by the person")
+
+
+def _shape(message: dict[str, Any]) -> dict[str, Any]:
+    return {k: message[k] for k in ("jsonrpc", "id", "method") if k in message}

@@ -1,0 +1,85 @@
+"""Running the core: on this thread (browser mode) or on a thread of its own (desktop)."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import os
+import sys
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+from moka_shell.core.app import MokaApp
+from moka_shell.paths import Paths
+from moka_shell.web.server import WebServer
+
+T = TypeVar("T")
+
+
+def has_display() -> bool:
+    """Can a native window be shown here? (Qt offscreen counts: tests and screenshots use it.)"""
+    if sys.platform in ("darwin", "win32"):
+        return True
+    if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+async def start_core(paths: Paths, *, mode: str, port: int = 0) -> tuple[MokaApp, WebServer]:
+    """Create the app and its web server on the running loop."""
+    app = MokaApp(paths, mode=mode)
+    web = WebServer(app, port=port)
+    await web.start()
+    await app.start()
+    web.bridge.methods.update(app.chat.bridge_methods() if app.chat else {})
+    return app, web
+
+
+class CoreThread:
+    """The core loop on a background thread, for the desktop shell's GUI thread to call into."""
+
+    def __init__(self, paths: Paths, *, mode: str = "desktop") -> None:
+        self.paths = paths
+        self.mode = mode
+        self.loop = asyncio.new_event_loop()
+        self.app: MokaApp | None = None
+        self.web: WebServer | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._stopped = asyncio.Event()
+        self.thread = threading.Thread(target=self._run, name="moka-core", daemon=True)
+
+    def start(self, timeout: float = 30.0) -> None:
+        """Start the loop thread and wait until the UI can be served."""
+        self.thread.start()
+        if not self._ready.wait(timeout):
+            raise TimeoutError("the core did not start in time")
+        if self._error is not None:
+            raise self._error
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_until_complete(self._main())
+
+    async def _main(self) -> None:
+        try:
+            self.app, self.web = await start_core(self.paths, mode=self.mode)
+        except BaseException as exc:  # reported to the GUI thread by start()
+            self._error = exc
+            self._ready.set()
+            return
+        self._ready.set()
+        await self._stopped.wait()
+        await self.app.stop()
+        await self.web.stop()
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Run a coroutine on the core loop from any thread."""
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    def stop(self, timeout: float = 15.0) -> None:
+        """Stop the core and wait for the loop thread."""
+        if self.thread.is_alive():
+            self.loop.call_soon_threadsafe(self._stopped.set)
+            self.thread.join(timeout)

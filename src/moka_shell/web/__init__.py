@@ -1,0 +1,1 @@
+"""The local web server for Moka's UI and the view sandbox."""

@@ -1,0 +1,207 @@
+"""The local web server: two loopback origins on one asyncio loop.
+
+    host origin     http://127.0.0.1:<p1>   Moka's UI (static files) + the token-guarded WebSocket API
+    sandbox origin  http://127.0.0.1:<p2>   the sandbox proxy page + view documents (CSP as an HTTP header)
+
+Two ports make two origins, which the MCP Apps spec requires of a web-page host.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import socket
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from moka_shell.bridge import Bridge
+from moka_shell.errors import ViewError
+
+if TYPE_CHECKING:
+    from moka_shell.core.app import MokaApp
+
+log = logging.getLogger("moka.web")
+STATIC = Path(str(resources.files("moka_shell") / "web" / "static"))
+# The proxy page runs only its own script and frames same-origin view documents.
+PROXY_CSP = "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; frame-src 'self'; base-uri 'none'"
+# The UI page: only its own scripts; frames only from this run's sandbox origin.
+HOST_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+            "connect-src 'self' ws://127.0.0.1:{host_port}; frame-src {sandbox}; object-src 'none'; base-uri 'none'")
+NO_STORE = {"Cache-Control": "no-store"}
+
+
+def free_socket(port: int = 0) -> socket.socket:
+    """A listening-ready socket on 127.0.0.1 (port 0 = any free port)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    sock.set_inheritable(False)
+    return sock
+
+
+class WebServer:
+    """Serves both origins for one MokaApp and carries the Bridge over WebSocket."""
+
+    def __init__(self, app: MokaApp, *, port: int = 0, token: str | None = None) -> None:
+        self.app = app
+        self.bridge = Bridge(app)
+        self.token = token or secrets.token_urlsafe(24)
+        self._host_sock = free_socket(port)
+        self._sandbox_sock = free_socket(0)
+        self.host_port = self._host_sock.getsockname()[1]
+        self.sandbox_port = self._sandbox_sock.getsockname()[1]
+        app.host_origin = f"http://127.0.0.1:{self.host_port}"
+        app.sandbox_origin = f"http://127.0.0.1:{self.sandbox_port}"
+        app.token = self.token
+        self._servers: list[uvicorn.Server] = []
+        self._tasks: list[asyncio.Task[Any]] = []
+
+    @property
+    def url(self) -> str:
+        """The UI's URL with this run's token."""
+        return f"{self.app.host_origin}/?token={self.token}"
+
+    # ---- host origin -------------------------------------------------------------------------
+
+    def host_app(self) -> Starlette:
+        """Routes of the host origin."""
+        routes = [
+            Route("/", self._index),
+            WebSocketRoute("/api/ws", self._ws),
+            Route("/api/rpc", self._rpc_post, methods=["POST"]),
+            Mount("/static", StaticFiles(directory=STATIC)),
+            Route("/{path:path}", self._not_found),
+        ]
+        return Starlette(routes=routes)
+
+    async def _index(self, request: Request) -> Response:
+        csp = HOST_CSP.format(host_port=self.host_port, sandbox=self.app.sandbox_origin)
+        return FileResponse(STATIC / "index.html", headers={**NO_STORE, "Content-Security-Policy": csp})
+
+    async def _not_found(self, request: Request) -> Response:
+        return PlainTextResponse("not found", status_code=404)
+
+    def _token_ok(self, given: str | None) -> bool:
+        return bool(given) and secrets.compare_digest(str(given), self.token)
+
+    async def _rpc_post(self, request: Request) -> Response:
+        """One Bridge frame over plain HTTP (for scripts and tests); needs the token header."""
+        if not self._token_ok(request.headers.get("x-moka-token")):
+            return PlainTextResponse("missing or wrong token", status_code=403)
+        try:
+            frame = json.loads(await request.body())
+        except json.JSONDecodeError:
+            return PlainTextResponse("body must be JSON", status_code=400)
+        reply = await self.bridge.handle(frame)
+        return Response(json.dumps(reply), media_type="application/json")
+
+    async def _ws(self, ws: WebSocket) -> None:
+        if not self._token_ok(ws.query_params.get("token")):
+            await ws.close(code=4403, reason="missing or wrong token")
+            return
+        await ws.accept()
+        outbox: asyncio.Queue[str] = asyncio.Queue()
+        unsubscribe = self.app.subscribe(lambda ev, data: outbox.put_nowait(json.dumps({"event": ev, "data": data},
+                                                                                         default=str)))
+        unsubscribe_inspector = self.app.inspector.subscribe(
+            lambda ev: outbox.put_nowait(json.dumps({"event": "inspector.event", "data": ev}, default=str)))
+
+        async def sender() -> None:
+            while True:
+                await ws.send_text(await outbox.get())
+
+        async def run(frame: Any) -> None:
+            reply = await self.bridge.handle(frame)
+            if reply is not None:
+                outbox.put_nowait(json.dumps(reply, default=str))
+
+        send_task = asyncio.create_task(sender())
+        running: set[asyncio.Task[Any]] = set()
+        try:
+            while True:
+                text = await ws.receive_text()
+                try:
+                    frame = json.loads(text)
+                except json.JSONDecodeError:
+                    outbox.put_nowait(json.dumps({"id": None, "error": {"code": -32700, "message": "not JSON"}}))
+                    continue
+                task = asyncio.create_task(run(frame))
+                running.add(task)
+                task.add_done_callback(running.discard)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            unsubscribe()
+            unsubscribe_inspector()
+            send_task.cancel()
+
+    # ---- sandbox origin ----------------------------------------------------------------------
+
+    def sandbox_app(self) -> Starlette:
+        """Routes of the sandbox origin: nothing here can reach Moka's API."""
+        routes = [
+            Route("/proxy.html", self._proxy_page),
+            Route("/proxy.js", self._proxy_js),
+            Route("/view/{view_id}", self._view_doc),
+            Route("/csp-report/{view_id}", self._csp_report, methods=["POST"]),
+            Route("/{path:path}", self._not_found),
+        ]
+        return Starlette(routes=routes)
+
+    async def _proxy_page(self, request: Request) -> Response:
+        return FileResponse(STATIC / "sandbox" / "proxy.html", headers={**NO_STORE, "Content-Security-Policy": PROXY_CSP})
+
+    async def _proxy_js(self, request: Request) -> Response:
+        return FileResponse(STATIC / "sandbox" / "proxy.js", media_type="text/javascript", headers=NO_STORE)
+
+    async def _view_doc(self, request: Request) -> Response:
+        try:
+            html, csp = self.app.apphost.document(request.path_params["view_id"], request.query_params.get("k", ""))
+        except ViewError:
+            return PlainTextResponse("no such view", status_code=404)
+        return HTMLResponse(html, headers={**NO_STORE, "Content-Security-Policy": csp,
+                                           "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"})
+
+    async def _csp_report(self, request: Request) -> Response:
+        view_id = request.path_params["view_id"]
+        with contextlib.suppress(json.JSONDecodeError, UnicodeDecodeError):
+            report = json.loads((await request.body())[:65536] or b"{}")
+            view = self.app.apphost.views.get(view_id)
+            self.app.inspector.record("view", {"event": "csp-report", "report": report},
+                                      server=view.server if view else None, view=view_id, method="view/csp-report")
+        return Response(status_code=204)
+
+    # ---- running -----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Serve both origins on the running loop."""
+        for asgi, sock in ((self.host_app(), self._host_sock), (self.sandbox_app(), self._sandbox_sock)):
+            config = uvicorn.Config(asgi, log_level="warning", ws="wsproto", lifespan="off", access_log=False)
+            server = uvicorn.Server(config)
+            server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+            self._servers.append(server)
+            self._tasks.append(asyncio.get_running_loop().create_task(server.serve(sockets=[sock])))
+        while not all(s.started for s in self._servers):
+            if any(t.done() for t in self._tasks):
+                for t in self._tasks:
+                    if t.done() and t.exception():
+                        raise t.exception()  # type: ignore[misc]
+            await asyncio.sleep(0.01)
+
+    async def stop(self) -> None:
+        """Stop serving."""
+        for server in self._servers:
+            server.should_exit = True
+        await asyncio.gather(*self._tasks, return_exceptions=True)
