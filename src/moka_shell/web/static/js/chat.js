@@ -1,0 +1,353 @@
+// The Chat screen: conversation threads with streamed, safely rendered Markdown, tool-call
+// cards with their views mounted underneath, "From app" messages, model-context markers,
+// errors in place, Stop, and the composer (Enter sends, Shift+Enter breaks the line).
+
+import { api } from "./api.js";
+import { h, clear } from "./dom.js";
+import { icon } from "./icons.js";
+import { iconButton, button, toastError } from "./ui.js";
+import { renderMarkdown } from "./markdown.js";
+import { createToolCard, updateToolCard, toolCardViews } from "./toolcard.js";
+import { createSidebar } from "./conversations.js";
+import { renderWelcome } from "./welcome.js";
+import { reopen } from "./views.js";
+import { store } from "./store.js";
+
+const convs = new Map(); // conversationId -> Conv (threads stay in the DOM so their views live on)
+let draft = null; // the unsent "new chat" thread
+let pendingNew = null; // a draft whose first chat.send has not told us its id yet
+let active = null;
+let ctx, sidebar, scroller, threads, composer, sendBtn, stopBtn;
+let stick = true; // follow new content while the person is at the bottom
+
+class Conv {
+  constructor(id) {
+    this.id = id;
+    this.el = h("div", { class: "thread", "data-conv-id": id || "new", role: "log", "aria-live": "polite", hidden: true });
+    this.msgs = new Map(); // messageId -> {el, body, tools, role, text}
+    this.cards = new Map(); // callId -> tool card
+    this.running = false;
+    this.loaded = !id;
+    threads.append(this.el);
+  }
+}
+
+// ---- threads -------------------------------------------------------------------------------
+
+function show(conv) {
+  active = conv;
+  for (const c of [...convs.values(), draft]) if (c) c.el.hidden = c !== conv;
+  sidebar.setActive(conv.id);
+  ctx.setSubtitle(conv.id ? sidebar.titleOf(conv.id) || "" : "New conversation");
+  if (!conv.id) renderDraftWelcome();
+  syncComposer();
+  stick = true;
+  scrollToEnd();
+}
+
+function newChat() {
+  if (!draft || pendingNew === draft) draft = new Conv(null);
+  show(draft);
+  composer.focus();
+}
+
+function renderDraftWelcome() {
+  if (!draft || draft.msgs.size) return;
+  clear(draft.el).append(renderWelcome({ navigate: ctx.navigate }));
+}
+
+async function open(id) {
+  let conv = convs.get(id);
+  if (!conv) conv = await load(id);
+  if (conv) show(conv);
+}
+
+/** Fetch and render a stored conversation once; concurrent callers share the request. */
+function load(id) {
+  let conv = convs.get(id);
+  if (conv?.loaded) return Promise.resolve(conv);
+  if (!conv) { conv = new Conv(id); convs.set(id, conv); }
+  conv.loading ||= api.call("conversations.get", { id }).then((data) => {
+    for (const m of data?.messages || []) addMessage(conv, m, { history: true });
+    conv.loaded = true;
+    return conv;
+  }).catch((err) => {
+    conv.el.append(errorBlock(err.message, "load"));
+    conv.loaded = true;
+    return conv;
+  });
+  return conv.loading;
+}
+
+/** The thread an event belongs to, adopting the pending draft for a brand-new id. */
+function convFor(id) {
+  if (!id) return null;
+  if (convs.has(id)) return convs.get(id);
+  if (pendingNew) return adopt(pendingNew, id);
+  if (sidebar.knows(id)) { sidebar.refreshSoon(); return null; } // not loaded: it renders fresh when opened
+  const conv = new Conv(id);
+  conv.loaded = true; // new to us: every message of it arrives as an event
+  convs.set(id, conv);
+  sidebar.refreshSoon();
+  return conv;
+}
+
+function adopt(conv, id) {
+  if (conv.id) return conv;
+  conv.id = id;
+  conv.el.dataset.convId = id;
+  convs.set(id, conv);
+  if (pendingNew === conv) pendingNew = null;
+  if (draft === conv) draft = null;
+  if (active === conv) sidebar.setActive(id);
+  sidebar.refreshSoon();
+  return conv;
+}
+
+// ---- messages ------------------------------------------------------------------------------
+
+const textOf = (content) => (typeof content === "string" ? content
+  : Array.isArray(content) ? content.map((p) => (typeof p === "string" ? p : p?.text || "")).join("") : content ? JSON.stringify(content) : "");
+
+function ensureMsg(conv, id, role = "assistant", source) {
+  let msg = conv.msgs.get(id);
+  if (msg) return msg;
+  conv.el.querySelector(".welcome")?.remove();
+  const body = h("div", { class: "msg-body" });
+  const tools = h("div", { class: "msg-tools" });
+  const fromApp = source === "app";
+  const el = h("article", { class: `msg msg-${role}${fromApp ? " msg-app" : ""}`, "data-role": role, "data-message-id": id },
+    role === "assistant" ? h("div", { class: "msg-avatar", "aria-hidden": "true" }, icon("logo", { size: 17 })) : null,
+    h("div", { class: "msg-main" },
+      fromApp ? h("div", { class: "msg-from-app" }, icon("app", { size: 13 }), h("span", { text: "From app" })) : null,
+      body, tools));
+  msg = { el, body, tools, role, text: "" };
+  conv.msgs.set(id, msg);
+  conv.el.append(el);
+  return msg;
+}
+
+function setText(msg, text) {
+  msg.text = text;
+  if (msg.role !== "assistant") {
+    // People's own words are shown as typed, never interpreted.
+    msg.body.textContent = text;
+    return;
+  }
+  if (msg.frame) return;
+  // Streaming: re-render at most once per frame however fast deltas arrive.
+  msg.frame = requestAnimationFrame(() => {
+    msg.frame = 0;
+    clear(msg.body).append(renderMarkdown(msg.text));
+    if (msg.streaming) msg.body.append(h("span", { class: "caret", "aria-hidden": "true" }));
+    follow();
+  });
+}
+
+function addMessage(conv, m, { history = false } = {}) {
+  if (!m || m.role === "tool") return; // tool results are shown inside their tool-call cards
+  const text = textOf(m.content);
+  if (m.role === "user" && m.source !== "app" && conv.pendingUser && !history) {
+    // The core confirms the message we showed while sending: give it its real id.
+    const p = conv.pendingUser;
+    conv.pendingUser = null;
+    conv.msgs.delete(p.id);
+    p.el.dataset.messageId = m.id;
+    p.el.classList.remove("pending");
+    conv.msgs.set(m.id, p);
+    return;
+  }
+  const msg = ensureMsg(conv, m.id, m.role, m.source);
+  msg.source = m.source;
+  msg.streaming = false;
+  if (text || !msg.text) setText(msg, text);
+  for (const call of m.toolCalls || []) upsertCall(conv, m.id, call, { history });
+  if (m.views && history) for (const v of m.views) storedView(conv, msg, v);
+  if (m.error) msg.el.after(errorBlock(typeof m.error === "string" ? m.error : m.error.message, "turn"));
+  follow();
+}
+
+function upsertCall(conv, messageId, call, { history = false } = {}) {
+  let card = conv.cards.get(call.id);
+  if (!card) {
+    card = createToolCard(call);
+    conv.cards.set(call.id, card);
+    ensureMsg(conv, messageId || `call-${call.id}`, "assistant").tools.append(card);
+  } else updateToolCard(card, call);
+  if (history && call.recordId && !(call.viewId && ctx.views.has(call.viewId))) storedView(conv, null, call, card);
+  follow();
+  return card;
+}
+
+/** A view kept with the conversation but not running now: offer to open it again. */
+function storedView(conv, msg, v, card) {
+  if (!v.recordId || conv.el.querySelector(`.view-closed-note[data-record-id="${CSS.escape(v.recordId)}"]`)) return;
+  const target = card ? toolCardViews(card) : msg.tools;
+  target.append(h("div", { class: "view-closed-note", "data-record-id": v.recordId },
+    icon("app", { size: 14 }), h("span", { text: `App view${v.tool ? ` from ${v.tool}` : ""}` }),
+    button("Open view", { small: true, variant: "ghost", onclick: () => reopen(v.recordId) })));
+}
+
+function errorBlock(message, kind) {
+  const needsSetup = /backend|key|auth|model|setting/i.test(`${kind} ${message}`);
+  return h("div", { class: "chat-error", role: "alert", "data-kind": kind || "" },
+    icon("alert", { size: 16 }),
+    h("div", { class: "grow" }, h("strong", { text: "Something went wrong" }), h("p", { text: message || "Unknown error" })),
+    needsSetup ? button("Settings", { small: true, onclick: () => ctx.navigate("settings") }) : null);
+}
+
+// ---- scrolling -----------------------------------------------------------------------------
+
+function scrollToEnd() { scroller.scrollTop = scroller.scrollHeight; }
+function follow() { if (stick) requestAnimationFrame(scrollToEnd); }
+
+// ---- composer ------------------------------------------------------------------------------
+
+function setRunning(conv, running) {
+  conv.running = running;
+  if (!running) for (const msg of conv.msgs.values()) if (msg.streaming) { msg.streaming = false; setText(msg, msg.text); }
+  if (conv === active) syncComposer();
+}
+
+function syncComposer() {
+  const running = Boolean(active?.running);
+  sendBtn.hidden = running;
+  stopBtn.hidden = !running;
+  sendBtn.disabled = !composer.value.trim();
+}
+
+function autosize() {
+  composer.style.height = "auto";
+  composer.style.height = `${Math.min(composer.scrollHeight, Math.round(window.innerHeight * 0.4))}px`;
+  sendBtn.disabled = !composer.value.trim();
+}
+
+async function send() {
+  const text = composer.value.trim();
+  const conv = active;
+  if (!text || !conv || conv.running) return;
+  composer.value = "";
+  autosize();
+  if (!conv.id) pendingNew = conv;
+  const tempId = `pending-${Date.now()}`;
+  const msg = ensureMsg(conv, tempId, "user");
+  msg.el.classList.add("pending");
+  msg.id = tempId;
+  setText(msg, text);
+  conv.pendingUser = msg;
+  setRunning(conv, true);
+  stick = true;
+  follow();
+  try {
+    const res = await api.call("chat.send", conv.id ? { conversationId: conv.id, text } : { text });
+    if (res?.conversationId) adopt(conv, res.conversationId);
+    if (conv === active) ctx.setSubtitle(sidebar.titleOf(conv.id) || text.slice(0, 60));
+  } catch (err) {
+    if (pendingNew === conv) pendingNew = null;
+    setRunning(conv, false);
+    conv.el.append(errorBlock(err.message, "send"));
+    follow();
+  }
+}
+
+// ---- events from the core -----------------------------------------------------------------
+
+function wire() {
+  api.on("chat.message", (d) => { const c = convFor(d?.conversationId); if (c) addMessage(c, d.message); });
+  api.on("chat.delta", (d) => {
+    const c = convFor(d?.conversationId);
+    if (!c) return;
+    const msg = ensureMsg(c, d.messageId, "assistant");
+    msg.streaming = true;
+    if (!c.running) setRunning(c, true);
+    setText(msg, msg.text + (d.text || ""));
+  });
+  api.on("chat.tool", (d) => { const c = convFor(d?.conversationId); if (c && d.call) upsertCall(c, d.messageId, d.call); });
+  api.on("chat.context", (d) => {
+    const c = convFor(d?.conversationId);
+    if (!c) return;
+    c.el.append(h("details", { class: "ctx-marker", "data-view-id": d.viewId || "" },
+      h("summary", {}, icon("sparkle", { size: 13 }), h("span", { text: `Context from ${d.server || "an app"}` })),
+      h("pre", { class: "block", text: d.summary || "" })));
+    follow();
+  });
+  api.on("chat.error", (d) => {
+    const c = convFor(d?.conversationId);
+    if (!c) return;
+    c.el.append(errorBlock(d.message, d.kind));
+    setRunning(c, false);
+    follow();
+  });
+  api.on("chat.done", (d) => {
+    const c = convFor(d?.conversationId);
+    if (c) setRunning(c, false);
+    sidebar.refresh().then(() => { if (active?.id) ctx.setSubtitle(sidebar.titleOf(active.id) || ""); });
+  });
+  // Views created by a chat turn mount under their tool call.
+  ctx.views.addPlacer(async (data) => {
+    if (!data.conversationId) return null;
+    const conv = convFor(data.conversationId) || await load(data.conversationId);
+    const card = conv.cards.get(data.callId) ||
+      upsertCall(conv, data.messageId, { id: data.callId, server: data.server, tool: data.tool, status: "running" });
+    return toolCardViews(card);
+  });
+  const refreshWelcome = () => { if (active === draft) renderDraftWelcome(); };
+  store.on("tools", refreshWelcome);
+  store.on("servers", refreshWelcome);
+  store.on("settings", refreshWelcome);
+}
+
+// ---- screen --------------------------------------------------------------------------------
+
+export default {
+  id: "chat",
+  title: "Chat",
+  icon: "chat",
+
+  init(section, context) {
+    ctx = context;
+    sidebar = createSidebar({
+      onOpen: open,
+      onNew: newChat,
+      onDeleted: (id) => {
+        const conv = convs.get(id);
+        if (conv) { conv.el.remove(); convs.delete(id); }
+        if (active === conv) newChat();
+      },
+      onRenamed: (id, title) => { if (active?.id === id) ctx.setSubtitle(title); },
+    });
+    threads = h("div", { class: "threads" });
+    scroller = h("div", { class: "chat-scroll", id: "chat-scroll" }, threads);
+    scroller.addEventListener("scroll", () => { stick = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80; });
+    composer = h("textarea", {
+      id: "composer", class: "composer-input", rows: 1, placeholder: "Message Moka…", "aria-label": "Message",
+      oninput: autosize,
+      onkeydown: (e) => {
+        if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); send(); }
+      },
+    });
+    sendBtn = iconButton("send", "Send message", { id: "send", className: "composer-send", onclick: send, size: 18 });
+    stopBtn = iconButton("stop", "Stop the reply", {
+      id: "stop", className: "composer-stop", hidden: true, size: 16,
+      onclick: () => active?.id && api.call("chat.stop", { conversationId: active.id }).catch(toastError),
+    });
+    const composerBox = h("div", { class: "composer" },
+      h("div", { class: "composer-box" }, composer, sendBtn, stopBtn),
+      h("p", { class: "composer-hint" }, h("kbd", { text: "Enter" }), " to send · ", h("kbd", { text: "Shift" }), " + ", h("kbd", { text: "Enter" }), " for a new line"));
+    section.append(sidebar.el, h("div", { class: "chat-main" }, scroller, composerBox));
+    wire();
+  },
+
+  show() {
+    if (!active) {
+      sidebar.refresh();
+      newChat();
+    }
+  },
+
+  actions() {
+    return [button("New chat", { icon: "plus", variant: "ghost", small: true, onclick: newChat, id: "chat-new" })];
+  },
+
+  focusSearch() { sidebar.focusSearch(); },
+};

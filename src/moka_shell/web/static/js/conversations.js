@@ -1,0 +1,107 @@
+// The conversation sidebar: new, search, rename, delete and export (download via Blob).
+
+import { api } from "./api.js";
+import { h, clear, debounce, downloadText, relativeTime } from "./dom.js";
+import { icon } from "./icons.js";
+import { iconButton, showMenu, promptDialog, confirmDialog, toastError, toast } from "./ui.js";
+
+export function createSidebar({ onOpen, onNew, onDeleted, onRenamed }) {
+  let items = [];
+  let activeId = null;
+  let query = "";
+  const search = h("input", {
+    class: "input conv-search", id: "conv-search", type: "search", placeholder: "Search conversations",
+    "aria-label": "Search conversations", autocomplete: "off",
+  });
+  const list = h("div", { class: "conv-list", id: "conv-list", role: "list", "aria-label": "Conversations" });
+  const el = h("aside", { class: "conv-sidebar", "aria-label": "Conversations" },
+    h("div", { class: "conv-top" },
+      h("button", { type: "button", class: "btn btn-primary conv-new", id: "conv-new", onclick: () => onNew() },
+        icon("plus", { size: 16 }), h("span", { text: "New chat" })),
+      h("div", { class: "conv-search-wrap" }, icon("search", { size: 15 }), search)),
+    list);
+
+  search.addEventListener("input", debounce(() => { query = search.value.trim(); refresh(); }, 200));
+  search.addEventListener("keydown", (e) => { if (e.key === "Escape" && search.value) { search.value = ""; query = ""; refresh(); } });
+
+  async function refresh() {
+    try {
+      items = (await api.call("conversations.list", query ? { query } : {})) || [];
+    } catch (err) {
+      items = [];
+      clear(list).append(h("p", { class: "conv-empty", text: err.message }));
+      return;
+    }
+    render();
+  }
+
+  function render() {
+    clear(list);
+    if (!items.length) {
+      list.append(h("p", { class: "conv-empty", text: query ? "No conversation matches." : "Your conversations will appear here." }));
+      return;
+    }
+    for (const c of items) {
+      const more = iconButton("more", `Actions for ${c.title || "conversation"}`, {
+        className: "conv-more", onclick: (e) => { e.stopPropagation(); menu(c, more); },
+      });
+      list.append(h("div", {
+        class: "conv-item", role: "listitem", "data-conv-id": c.id, "aria-current": c.id === activeId ? "true" : null,
+      },
+      h("button", { type: "button", class: "conv-open", onclick: () => onOpen(c.id) },
+        h("span", { class: "conv-title", text: c.title || "Untitled" }),
+        h("span", { class: "conv-meta", text: `${relativeTime(c.updatedAt)} · ${c.messageCount ?? 0} messages` })),
+      more));
+    }
+  }
+
+  function menu(c, anchor) {
+    showMenu(anchor, [
+      { label: "Rename", icon: "edit", onclick: () => rename(c) },
+      { label: "Export as Markdown", icon: "download", onclick: () => exportConv(c, "markdown") },
+      { label: "Export as JSON", icon: "download", onclick: () => exportConv(c, "json") },
+      { label: "Delete", icon: "trash", danger: true, onclick: () => remove(c) },
+    ]);
+  }
+
+  async function rename(c) {
+    const title = await promptDialog({ title: "Rename conversation", label: "Title", value: c.title || "" });
+    if (title === null || !title.trim()) return;
+    try {
+      await api.call("conversations.rename", { id: c.id, title: title.trim() });
+      onRenamed?.(c.id, title.trim());
+      refresh();
+    } catch (err) { toastError(err); }
+  }
+
+  async function exportConv(c, format) {
+    try {
+      const { filename, content } = await api.call("conversations.export", { id: c.id, format });
+      downloadText(filename, content, format === "json" ? "application/json" : "text/markdown");
+      toast(`Exported ${filename}`, { tone: "success" });
+    } catch (err) { toastError(err); }
+  }
+
+  async function remove(c) {
+    const ok = await confirmDialog({
+      title: "Delete conversation?", message: `"${c.title || "Untitled"}" and its messages will be deleted. This can't be undone.`,
+      confirmLabel: "Delete", danger: true,
+    });
+    if (!ok) return;
+    try {
+      await api.call("conversations.delete", { id: c.id });
+      onDeleted?.(c.id);
+      refresh();
+    } catch (err) { toastError(err); }
+  }
+
+  return {
+    el,
+    refresh,
+    refreshSoon: debounce(refresh, 400),
+    setActive(id) { activeId = id; render(); },
+    knows: (id) => items.some((c) => c.id === id),
+    titleOf: (id) => items.find((c) => c.id === id)?.title,
+    focusSearch() { search.focus(); search.select(); },
+  };
+}

@@ -1,0 +1,235 @@
+// The Tool runner: pick a server and a tool, fill a form generated from its inputSchema (or
+// raw JSON), run it with no model involved, and see the result and its view below.
+
+import { api } from "./api.js";
+import { h, clear } from "./dom.js";
+import { icon } from "./icons.js";
+import { button, badge, emptyState } from "./ui.js";
+import { createSchemaForm } from "./schema-form.js";
+import { renderToolResult } from "./toolcard.js";
+import { jsonView } from "./json.js";
+import { store } from "./store.js";
+
+let ctx;
+let serverSel, toolSel, toolInfo, formHost, rawArea, rawError, rawToggle, runBtn, results, pickCard;
+let form = null;
+let raw = false;
+let current = null; // the selected ToolInfo
+const drafts = new Map(); // "server/tool" -> last arguments, so switching tools keeps work
+const runs = []; // result entries, newest first
+let wanted = null; // {server, tool} from a deep link, applied once the lists have loaded
+
+const keyOf = (t) => `${t.server}/${t.name}`;
+
+function renderServers() {
+  const chosen = wanted?.server || serverSel.value;
+  clear(serverSel);
+  const servers = store.servers || [];
+  if (!servers.length) serverSel.append(h("option", { value: "", text: "No servers configured" }));
+  for (const s of servers) {
+    serverSel.append(h("option", { value: s.name, text: s.status === "ready" ? s.name : `${s.name} (${s.status})` }));
+  }
+  if (servers.some((s) => s.name === chosen)) serverSel.value = chosen;
+  renderTools();
+}
+
+function renderTools(preferred) {
+  const chosen = preferred || (wanted?.server === serverSel.value && wanted.tool) || toolSel.value;
+  const tools = (store.tools || []).filter((t) => t.server === serverSel.value);
+  clear(toolSel);
+  if (!tools.length) toolSel.append(h("option", { value: "", text: store.toolsLoaded ? "No tools" : "Loading tools…" }));
+  for (const t of tools) toolSel.append(h("option", { value: t.name, text: t.title && t.title !== t.name ? `${t.name} — ${t.title}` : t.name }));
+  if (tools.some((t) => t.name === chosen)) {
+    toolSel.value = chosen;
+    if (wanted?.tool === chosen) wanted = null;
+  }
+  selectTool(tools.find((t) => t.name === toolSel.value) || null);
+}
+
+function selectTool(tool) {
+  if (current && form && !raw) drafts.set(keyOf(current), form.getValue({ validate: false }).value);
+  if (current && raw) { try { drafts.set(keyOf(current), JSON.parse(rawArea.value || "{}")); } catch { /* keep the older draft */ } }
+  const same = current && tool && keyOf(current) === keyOf(tool) && JSON.stringify(current.inputSchema) === JSON.stringify(tool.inputSchema);
+  current = tool;
+  runBtn.disabled = !tool;
+  if (same) return;
+  clear(toolInfo);
+  clear(formHost);
+  form = null;
+  if (!tool) {
+    toolInfo.append(h("p", { class: "muted", text: serverSel.value ? "Choose a tool." : "Add a server to run its tools." }));
+    return;
+  }
+  const vis = tool.visibility || ["model", "app"];
+  toolInfo.append(
+    h("div", { class: "row wrap" },
+      h("code", { class: "runner-tool-name", text: tool.name }),
+      tool.title && tool.title !== tool.name ? h("span", { class: "muted", text: tool.title }) : null,
+      tool.resourceUri ? badge("Has app", "accent", { title: tool.resourceUri }) : null,
+      !vis.includes("model") ? badge("App-only", "warning", { title: "Hidden from the model; its app can call it" }) : null),
+    tool.description ? h("p", { class: "runner-desc", text: tool.description }) : null,
+    tool.resourceUri ? h("p", { class: "muted small" }, icon("app", { size: 13 }), " ", h("code", { text: tool.resourceUri })) : null);
+  form = createSchemaForm(tool.inputSchema, { onChange: () => {} });
+  const draft = drafts.get(keyOf(tool));
+  if (draft) form.setValue(draft);
+  formHost.append(form.el);
+  if (raw) rawArea.value = JSON.stringify(form.getValue({ validate: false }).value, null, 2);
+}
+
+function setRaw(on) {
+  if (on === raw) return;
+  if (on) {
+    rawArea.value = JSON.stringify(form ? form.getValue({ validate: false }).value : {}, null, 2);
+  } else {
+    let value;
+    try { value = rawArea.value.trim() ? JSON.parse(rawArea.value) : {}; } catch (err) {
+      showRawError(`Fix the JSON before going back to the form: ${err.message}`);
+      return;
+    }
+    if (!value || typeof value !== "object" || Array.isArray(value)) { showRawError("Arguments must be a JSON object."); return; }
+    form?.setValue(value);
+  }
+  raw = on;
+  showRawError("");
+  rawToggle.setAttribute("aria-pressed", String(raw));
+  formHost.hidden = raw;
+  rawArea.parentElement.hidden = !raw;
+  (raw ? rawArea : formHost.querySelector("input, select, textarea"))?.focus();
+}
+
+function showRawError(message) {
+  rawError.hidden = !message;
+  rawError.textContent = message;
+  rawArea.setAttribute("aria-invalid", String(Boolean(message)));
+}
+
+function readArguments() {
+  if (raw) {
+    try {
+      const value = rawArea.value.trim() ? JSON.parse(rawArea.value) : {};
+      if (!value || typeof value !== "object" || Array.isArray(value)) throw new Error("Arguments must be a JSON object.");
+      showRawError("");
+      return value;
+    } catch (err) { showRawError(err.message); return null; }
+  }
+  const got = form.getValue();
+  if (!got.ok) { form.focusFirstError(); return null; }
+  return got.value;
+}
+
+// ---- runs and results ----------------------------------------------------------------------
+
+function newEntry(server, tool, args) {
+  const status = badge("Running", "info");
+  const views = h("div", { class: "runner-views" });
+  const body = h("div", { class: "runner-result-body" }, h("div", { class: "row muted small" }, h("span", { class: "spinner" }), "Waiting for the server…"));
+  const el = h("article", { class: "card runner-result", "data-server": server, "data-tool": tool },
+    h("header", { class: "runner-result-head" },
+      icon("tool", { size: 15, className: "tone-muted" }), h("code", { class: "tool-name", text: tool }),
+      h("span", { class: "tool-server", text: `on ${server}` }), h("span", { class: "grow" }),
+      h("span", { class: "muted small", text: new Date().toLocaleTimeString() }), status),
+    args ? h("details", { class: "fold runner-args" }, h("summary", {}, icon("chevron", { size: 14 }), "Arguments"), jsonView(args)) : null,
+    body, views);
+  const entry = { server, tool, el, status, body, views, running: true, hasView: false };
+  runs.unshift(entry);
+  results.querySelector(".empty")?.remove();
+  results.prepend(el);
+  return entry;
+}
+
+async function run() {
+  if (!current) return;
+  const args = readArguments();
+  if (args === null) return;
+  const entry = newEntry(current.server, current.name, args);
+  const started = performance.now();
+  runBtn.disabled = true;
+  setTimeout(() => { runBtn.disabled = !current; }, 300); // guard against double clicks, not against re-runs
+  try {
+    const res = await api.call("tools.run", { server: current.server, tool: current.name, arguments: args });
+    const ms = Math.round(performance.now() - started);
+    const isError = Boolean(res?.result?.isError);
+    entry.status.replaceWith(entry.status = badge(isError ? `Tool error · ${ms} ms` : `Done · ${ms} ms`, isError ? "warning" : "success"));
+    clear(entry.body).append(renderToolResult(res?.result, { openStructured: true }));
+    entry.el.dataset.callId = res?.callId || "";
+  } catch (err) {
+    entry.status.replaceWith(entry.status = badge("Failed", "danger"));
+    clear(entry.body).append(h("div", { class: "tool-error", role: "alert" }, icon("alert", { size: 14 }), h("span", { text: err.message })));
+  } finally {
+    entry.running = false;
+  }
+}
+
+/** Views with no conversation come from the Tool runner: mount them under their run. */
+function placeView(data) {
+  if (data.conversationId) return null;
+  let entry = runs.find((r) => r.running && !r.hasView && r.server === data.server && r.tool === data.tool) ||
+    runs.find((r) => !r.hasView && r.server === data.server && r.tool === data.tool);
+  if (!entry) {
+    entry = newEntry(data.server, data.tool, null);
+    entry.running = false;
+    entry.status.replaceWith(entry.status = badge("View", "accent"));
+    clear(entry.body);
+  }
+  entry.hasView = true;
+  return entry.views;
+}
+
+// ---- screen --------------------------------------------------------------------------------
+
+export default {
+  id: "runner",
+  title: "Tool runner",
+  label: "Runner",
+  icon: "runner",
+
+  init(section, context) {
+    ctx = context;
+    serverSel = h("select", { class: "select", id: "runner-server", "aria-label": "Server", onchange: () => { wanted = null; renderTools(); } });
+    toolSel = h("select", { class: "select", id: "runner-tool", "aria-label": "Tool", onchange: () => { wanted = null; renderTools(toolSel.value); } });
+    toolInfo = h("div", { class: "runner-info", id: "runner-info" });
+    formHost = h("div", { class: "runner-form", id: "runner-form" });
+    rawArea = h("textarea", { class: "textarea code", id: "runner-raw", rows: 10, spellcheck: "false", "aria-label": "Arguments as JSON" });
+    rawError = h("div", { class: "field-error", hidden: true, role: "alert" });
+    rawToggle = h("button", { type: "button", class: "btn btn-sm btn-ghost", id: "runner-raw-toggle", "aria-pressed": "false", onclick: () => setRaw(!raw) },
+      icon("filter", { size: 14 }), h("span", { text: "Raw JSON" }));
+    runBtn = button("Run", { variant: "primary", icon: "play", id: "runner-run", onclick: run });
+    results = h("div", { class: "runner-results", id: "runner-results" },
+      emptyState("runner", "No runs yet", "Results and app views of the tools you run appear here."));
+    pickCard = h("section", { class: "card runner-pick" },
+      h("div", { class: "split" },
+        h("label", { class: "field" }, h("span", { class: "field-label", text: "Server" }), serverSel),
+        h("label", { class: "field" }, h("span", { class: "field-label", text: "Tool" }), toolSel)),
+      toolInfo);
+    const formCard = h("section", { class: "card runner-args-card" },
+      h("header", { class: "card-head" }, h("h2", { class: "card-title", text: "Arguments" }), h("span", { class: "grow" }), rawToggle),
+      h("div", { class: "card-body" }, formHost, h("div", { class: "stack", hidden: true }, rawArea, rawError)),
+      h("footer", { class: "card-foot" }, h("span", { class: "muted small" }, h("kbd", { text: "Ctrl" }), " + ", h("kbd", { text: "Enter" }), " runs"), h("span", { class: "grow" }), runBtn));
+    formCard.addEventListener("keydown", (e) => { if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); run(); } });
+    section.append(h("div", { class: "screen-scroll" }, h("div", { class: "screen-inner runner" },
+      pickCard, formCard, h("h2", { class: "section-title", text: "Results" }), results)));
+    store.on("servers", renderServers);
+    store.on("tools", () => renderTools());
+    ctx.views.addPlacer(placeView);
+  },
+
+  show(params = {}) {
+    if (params.server) {
+      wanted = { server: params.server, tool: params.tool };
+      renderServers();
+    } else if (!current) renderServers();
+  },
+
+  actions() {
+    return [button("Clear results", {
+      small: true, variant: "ghost", icon: "trash", id: "runner-clear",
+      onclick: () => {
+        // Entries holding a live view stay: removing them would tear the view down silently.
+        for (const r of runs.filter((x) => !x.running && !x.views.childElementCount)) { r.el.remove(); runs.splice(runs.indexOf(r), 1); }
+        if (!runs.length) clear(results).append(emptyState("runner", "No runs yet", "Results and app views of the tools you run appear here."));
+      },
+    })];
+  },
+
+  focusSearch() { toolSel.focus(); },
+};

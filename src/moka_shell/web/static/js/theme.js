@@ -1,0 +1,45 @@
+// Applies the core's Theme to the page: `resolved` picks the built-in light/dark token set
+// ([data-theme]) and `ui` overrides individual --moka-* tokens, so a plugin theme restyles
+// Moka itself, not just the views. "system" mode follows prefers-color-scheme.
+
+import { api } from "./api.js";
+
+const root = document.documentElement;
+const media = matchMedia("(prefers-color-scheme: dark)");
+let applied = []; // custom properties set by the last theme, removed before the next one
+let current = null;
+
+export function applyTheme(theme) {
+  if (!theme) return;
+  current = theme;
+  const resolved = theme.resolved === "dark" ? "dark" : "light";
+  root.dataset.theme = resolved;
+  root.style.colorScheme = resolved;
+  for (const name of applied) root.style.removeProperty(name);
+  applied = [];
+  for (const [name, value] of Object.entries(theme.ui || {})) {
+    // Only custom properties: a theme must not be able to set arbitrary inline styles.
+    if (!name.startsWith("--") || typeof value !== "string") continue;
+    root.style.setProperty(name, value);
+    applied.push(name);
+  }
+  api.emit("theme.applied", theme);
+}
+
+export const currentTheme = () => current;
+
+/** Tell the core what the OS prefers; it answers with the Theme to use. */
+export async function reportSystemTheme() {
+  try {
+    applyTheme(await api.call("theme.system", { dark: media.matches }));
+  } catch (err) {
+    console.warn("theme.system failed", err);
+  }
+}
+
+export function initTheme() {
+  // Before the core answers, follow the OS so the first paint is not a white flash at night.
+  root.dataset.theme = media.matches ? "dark" : "light";
+  api.on("theme.changed", applyTheme);
+  media.addEventListener("change", reportSystemTheme);
+}

@@ -1,0 +1,108 @@
+// Tool-call cards (chat) and tool results (chat and Tool runner): name, server, arguments
+// and result folded in <details>, errors in place, and a slot where the call's views mount.
+
+import { h, clear } from "./dom.js";
+import { icon } from "./icons.js";
+import { jsonView } from "./json.js";
+import { spinner } from "./ui.js";
+
+const STATUS_TEXT = { streaming: "Preparing", running: "Running", done: "Done", error: "Failed", cancelled: "Cancelled" };
+
+function fold(label, content, open = false) {
+  const d = h("details", { class: "fold" }, h("summary", {}, icon("chevron", { size: 14 }), label), content);
+  d.open = open;
+  return d;
+}
+
+function statusIcon(status) {
+  if (status === "running" || status === "streaming") return spinner(STATUS_TEXT[status]);
+  if (status === "error") return icon("alert", { size: 15, className: "tone-danger" });
+  if (status === "cancelled") return icon("stop", { size: 15, className: "tone-muted" });
+  return icon("check", { size: 15, className: "tone-success" });
+}
+
+/** Render an MCP CallToolResult: content items, then structuredContent folded as JSON. */
+export function renderToolResult(result, { openStructured = false } = {}) {
+  const out = h("div", { class: "tool-result" });
+  if (!result || typeof result !== "object") {
+    out.append(jsonView(result));
+    return out;
+  }
+  for (const item of Array.isArray(result.content) ? result.content : []) out.append(renderContent(item));
+  if (result.structuredContent !== undefined) out.append(fold("structuredContent", jsonView(result.structuredContent), openStructured));
+  if (result._meta !== undefined) out.append(fold("_meta", jsonView(result._meta)));
+  if (!out.childNodes.length) out.append(h("p", { class: "muted", text: "The tool returned no content." }));
+  return out;
+}
+
+function renderContent(item) {
+  if (!item || typeof item !== "object") return jsonView(item);
+  switch (item.type) {
+    case "text":
+      return h("pre", { class: "block tool-text", text: item.text ?? "" });
+    case "image":
+      // A data: URL built from the server's base64; an <img> cannot run script.
+      if (typeof item.data === "string" && /^image\/[\w.+-]+$/.test(item.mimeType || ""))
+        return h("img", { class: "tool-image", alt: "Image returned by the tool", src: `data:${item.mimeType};base64,${item.data}` });
+      return jsonView(item);
+    case "audio":
+      if (typeof item.data === "string" && /^audio\/[\w.+-]+$/.test(item.mimeType || ""))
+        return h("audio", { controls: true, src: `data:${item.mimeType};base64,${item.data}` });
+      return jsonView(item);
+    case "resource_link":
+      return h("div", { class: "tool-resource" }, icon("link", { size: 14 }), h("code", { text: item.uri || "" }), item.name ? h("span", { class: "muted", text: item.name }) : null);
+    case "resource":
+      return fold(`resource ${item.resource?.uri || ""}`, item.resource?.text !== undefined ? h("pre", { class: "block", text: item.resource.text }) : jsonView(item.resource));
+    default:
+      return jsonView(item);
+  }
+}
+
+/** Create a tool-call card for `call`; update it later with updateToolCard. */
+export function createToolCard(call) {
+  const card = h("div", { class: "tool-card", "data-call-id": call.id });
+  card._parts = {
+    icon: h("span", { class: "tool-status-icon" }),
+    status: h("span", { class: "tool-status" }),
+    name: h("code", { class: "tool-name" }),
+    server: h("span", { class: "tool-server" }),
+    details: h("div", { class: "tool-details" }),
+    error: h("div", { class: "tool-error", role: "alert", hidden: true }),
+    views: h("div", { class: "tool-views" }),
+  };
+  const p = card._parts;
+  card.append(
+    h("div", { class: "tool-head" }, p.icon, icon("tool", { size: 14, className: "tone-muted" }), p.name, p.server, h("span", { class: "grow" }), p.status),
+    p.details, p.error, p.views);
+  updateToolCard(card, call);
+  return card;
+}
+
+export function updateToolCard(card, call) {
+  const p = card._parts;
+  const prev = card._call || {};
+  const merged = { ...prev, ...call };
+  card._call = merged;
+  card.dataset.status = merged.status || "running";
+  p.name.textContent = merged.tool || merged.modelName || "tool";
+  p.server.textContent = merged.server ? `on ${merged.server}` : "";
+  p.status.textContent = STATUS_TEXT[merged.status] || merged.status || "";
+  clear(p.icon).append(statusIcon(merged.status));
+  // Rebuild the folds only when their data changed, so an open <details> stays open.
+  const argsKey = JSON.stringify(merged.arguments ?? null);
+  const resultKey = merged.result === undefined ? "" : JSON.stringify(merged.result);
+  if (argsKey !== card._argsKey || resultKey !== card._resultKey) {
+    const wasOpen = Array.from(p.details.querySelectorAll(":scope > details")).map((d) => d.open);
+    card._argsKey = argsKey;
+    card._resultKey = resultKey;
+    clear(p.details).append(fold("Arguments", jsonView(merged.arguments ?? {}), wasOpen[0]));
+    if (merged.result !== undefined) p.details.append(fold(merged.result?.isError ? "Result (error)" : "Result", renderToolResult(merged.result), wasOpen[1]));
+  }
+  const err = merged.error ? (typeof merged.error === "string" ? merged.error : merged.error.message || JSON.stringify(merged.error)) : "";
+  p.error.hidden = !err;
+  clear(p.error);
+  if (err) p.error.append(icon("alert", { size: 14 }), h("span", { text: err }));
+  return card;
+}
+
+export const toolCardViews = (card) => card._parts.views;

@@ -1,0 +1,386 @@
+// ViewHost: mounts each MCP App view as a proxy iframe on the sandbox origin and relays its
+// JSON-RPC messages to the core (docs/bridge-api.md, "The view path"). Also owns the host
+// controls around a view: display modes, close, failure cards and the many-views signals.
+
+import { api } from "./api.js";
+import { h, clear } from "./dom.js";
+import { icon, hasIcon } from "./icons.js";
+import { iconButton, button, spinner, toastError } from "./ui.js";
+import { store } from "./store.js";
+
+const views = new Map(); // viewId -> record
+const byWindow = new Map(); // proxy WindowProxy -> record (the only windows we listen to)
+const placers = []; // (data) => Element | Promise<Element> | null
+const INLINE_MAX_HEIGHT = 1200;
+let info = { mode: "browser" };
+let popoutOnly = null; // in a popout window: the one viewId this page shows
+
+// Registered before any iframe exists, so a view's first message can never be missed.
+window.addEventListener("message", onMessage);
+
+function onMessage(event) {
+  const rec = byWindow.get(event.source);
+  if (!rec || event.origin !== rec.origin) return; // only our proxies, only from the sandbox origin
+  const msg = event.data;
+  if (!msg || typeof msg !== "object" || Array.isArray(msg) || msg.jsonrpc !== "2.0") return;
+  if (typeof msg.method === "string" && msg.method.startsWith("ui/notifications/sandbox-")) {
+    if (msg.method === "ui/notifications/sandbox-proxy-ready") onProxyReady(rec);
+    return; // reserved for the proxy handshake; never forwarded
+  }
+  api.call("view.rpc", { viewId: rec.id, message: msg })
+    .then((res) => { if (res && res.reply) post(rec, res.reply); })
+    .catch((err) => {
+      // A request must get an answer or the view's SDK waits 60 s; notifications get none.
+      if (msg.method && msg.id !== undefined && msg.id !== null) {
+        post(rec, { jsonrpc: "2.0", id: msg.id, error: { code: -32603, message: err.message || "Host error" } });
+      }
+    });
+}
+
+function onProxyReady(rec) {
+  rec.proxyReady = true;
+  // Objects, never strings: the view's transport ignores anything without `jsonrpc`.
+  rec.frame.contentWindow.postMessage({ jsonrpc: "2.0", method: "ui/notifications/sandbox-resource-ready", params: {} }, rec.origin);
+  report(rec, "proxy-ready");
+  for (const message of rec.outbox.splice(0)) post(rec, message);
+}
+
+function post(rec, message) {
+  if (!rec.frame?.contentWindow) return;
+  if (!rec.proxyReady) { rec.outbox.push(message); return; }
+  rec.frame.contentWindow.postMessage(message, rec.origin);
+}
+
+function report(rec, kind, detail = {}) {
+  api.call("view.event", { viewId: rec.id, kind, detail }).catch(() => {});
+}
+
+const modeInfo = (id) => store.displayModes().find((m) => m.id === id) || { id, label: id, wireMode: id };
+const modeIcon = (m) => (hasIcon(m.id) ? m.id : hasIcon(m.wireMode) ? m.wireMode : "app");
+
+// ---- building a view card -----------------------------------------------------------------
+
+function createRecord(data) {
+  const rec = {
+    id: data.viewId, data, frame: null, origin: null, proxyReady: false, outbox: [],
+    mode: "inline", wire: "inline", height: null, state: "loading", popup: null, lastContainer: "",
+  };
+  rec.status = h("span", { class: "view-state", "data-state": "loading", title: "Loading" });
+  rec.modes = h("div", { class: "view-modes", role: "group", "aria-label": "Display mode" });
+  rec.head = h("div", { class: "view-head" },
+    h("span", { class: "view-icon" }, icon("app", { size: 15 })),
+    h("span", { class: "view-title", text: data.title || data.tool || "App view" }),
+    h("span", { class: "view-origin", text: `${data.server} · ${data.tool}` }),
+    rec.status,
+    h("span", { class: "grow" }),
+    h("div", { class: "view-controls" }, rec.modes,
+      iconButton("inspector", "Show this view's messages in the Inspector", { onclick: () => openInspector(rec) }),
+      iconButton("close", "Close view", { "data-action": "close", onclick: () => closeView(rec) })));
+  rec.body = h("div", { class: "view-body" });
+  rec.card = h("div", {
+    class: `view-card${data.prefersBorder === false ? " borderless" : ""}`, "data-view-id": rec.id, "data-mode": "inline",
+    role: "region", "aria-label": `App view: ${data.title || data.tool} from ${data.server}`,
+  }, rec.head, rec.body);
+  rec.note = h("div", { class: "view-note", hidden: true });
+  rec.slot = h("div", { class: "view-slot", "data-view-id": rec.id }, rec.note, rec.card);
+  buildModeButtons(rec);
+  new ResizeObserver(() => reportContainer(rec)).observe(rec.body);
+  visibility.observe(rec.slot);
+  return rec;
+}
+
+function buildModeButtons(rec) {
+  clear(rec.modes);
+  for (const m of store.displayModes()) {
+    rec.modes.append(iconButton(modeIcon(m), m.label || m.id, {
+      "data-mode": m.id, pressed: m.id === rec.mode, onclick: () => requestMode(rec, m.id),
+    }));
+  }
+}
+
+async function place(rec) {
+  if (popoutOnly) {
+    document.getElementById("popout-root").append(rec.slot);
+    return;
+  }
+  for (const placer of placers) {
+    const target = await placer(rec.data);
+    if (target) { target.append(rec.slot); return; }
+  }
+  console.warn("no place for view", rec.id);
+}
+
+// ---- the proxy iframe ---------------------------------------------------------------------
+
+function mountFrame(rec) {
+  unmountFrame(rec);
+  clear(rec.body);
+  let url;
+  try { url = new URL(rec.data.proxyUrl, location.href); } catch { return fail(rec, "The view has no valid sandbox URL."); }
+  // The proxy must live on another origin, or the view could reach into Moka's page.
+  if (url.origin === location.origin) return fail(rec, "Refused to load the view: its sandbox is on Moka's own origin.");
+  rec.origin = url.origin;
+  rec.proxyReady = false;
+  rec.outbox = [];
+  const frame = document.createElement("iframe");
+  frame.className = "view-frame";
+  frame.dataset.viewId = rec.id;
+  frame.setAttribute("sandbox", "allow-scripts allow-same-origin allow-forms allow-popups");
+  if (rec.data.allow) frame.setAttribute("allow", rec.data.allow);
+  frame.setAttribute("title", `${rec.data.title || rec.data.tool} (app from ${rec.data.server})`);
+  frame.src = url.href;
+  rec.frame = frame;
+  rec.body.append(frame, h("div", { class: "view-loading" }, spinner("Loading view"), h("span", { text: "Loading view…" })));
+  byWindow.set(frame.contentWindow, rec);
+  applySize(rec);
+  setState(rec, "loading");
+  report(rec, "mounted");
+}
+
+function unmountFrame(rec) {
+  if (!rec.frame) return;
+  if (rec.frame.contentWindow) byWindow.delete(rec.frame.contentWindow);
+  rec.frame.remove();
+  rec.frame = null;
+  rec.proxyReady = false;
+}
+
+function applySize(rec) {
+  if (!rec.frame) return;
+  // Fixed layouts (fullscreen) ignore what the view reports; the size is remembered for inline.
+  if (rec.wire === "fullscreen") rec.frame.style.height = "100%";
+  else if (rec.wire === "pip") rec.frame.style.height = `${Math.min(Math.max(rec.height || 240, 120), Math.round(window.innerHeight * 0.6))}px`;
+  else rec.frame.style.height = rec.height ? `${rec.height}px` : "";
+  if (rec.wire === "pip") layoutPips();
+}
+
+function setState(rec, state) {
+  rec.state = state;
+  rec.status.dataset.state = state;
+  rec.status.title = state[0].toUpperCase() + state.slice(1);
+  rec.card.dataset.state = state;
+}
+
+function fail(rec, reason, detail) {
+  unmountFrame(rec);
+  setState(rec, "failed");
+  rec.card.classList.add("failed");
+  clear(rec.body).append(h("div", { class: "view-error", role: "alert" },
+    h("div", { class: "view-error-icon" }, icon("alert", { size: 20 })),
+    h("div", { class: "grow stack" },
+      h("strong", { text: "This view could not run" }),
+      h("p", { class: "muted", text: reason || "The view failed." }),
+      detail ? h("details", { class: "fold" }, h("summary", {}, icon("chevron", { size: 14 }), "Details"),
+        h("pre", { class: "block", text: typeof detail === "string" ? detail : JSON.stringify(detail, null, 2) })) : null,
+      h("div", { class: "row" },
+        button("Open in Inspector", { icon: "inspector", small: true, onclick: () => openInspector(rec), "data-action": "inspect" }),
+        button("Close", { small: true, variant: "ghost", onclick: () => closeView(rec) })))));
+}
+
+// ---- display modes -------------------------------------------------------------------------
+
+async function requestMode(rec, mode) {
+  try {
+    const res = await api.call("view.setDisplayMode", { viewId: rec.id, mode });
+    applyMode(rec, res?.mode || mode);
+  } catch (err) {
+    toastError(err);
+  }
+}
+
+function applyMode(rec, mode, wireMode) {
+  const m = modeInfo(mode);
+  rec.mode = m.id;
+  // In a popout window this page *is* the window: fill it, whatever the main window shows.
+  const popoutHere = popoutOnly === rec.id;
+  const isWindow = (m.id === "popout" || m.opensWindow) && !popoutHere;
+  rec.wire = popoutHere ? "fullscreen" : isWindow ? "popout" : (wireMode || m.wireMode || "inline");
+  rec.card.dataset.mode = m.id;
+  rec.card.dataset.wire = rec.wire;
+  for (const b of rec.modes.querySelectorAll("[data-mode]")) b.setAttribute("aria-pressed", String(b.dataset.mode === m.id));
+  if (isWindow) {
+    unmountFrame(rec);
+    showWindowPlaceholder(rec);
+  } else if (!rec.frame && rec.state !== "failed" && rec.state !== "parked") {
+    mountFrame(rec);
+  }
+  updateNote(rec);
+  applySize(rec);
+  layoutPips();
+  reportContainer(rec);
+}
+
+function showWindowPlaceholder(rec) {
+  const blocked = h("p", { class: "muted", hidden: true, text: "The window was blocked. Allow pop-ups for Moka, or open it here:" });
+  // Browser mode reopens the popup we were given; the desktop shell owns its native window.
+  rec.reopenPopup = () => (rec.popupUrl ? openPopup(rec, rec.popupUrl, blocked) : requestMode(rec, "popout"));
+  clear(rec.body).append(h("div", { class: "view-placeholder" },
+    icon("popout", { size: 22 }),
+    h("div", { class: "grow stack" },
+      h("strong", { text: "Open in its own window" }),
+      blocked,
+      h("div", { class: "row" },
+        button("Show window", { small: true, icon: "external", "data-action": "show-window", onclick: () => rec.reopenPopup() }),
+        button("Bring back inline", { small: true, icon: "inline", onclick: () => requestMode(rec, "inline") })))));
+  rec.blockedNote = blocked;
+}
+
+function openPopup(rec, url, blockedNote) {
+  rec.popupUrl = url;
+  const win = window.open(url, `moka-view-${rec.id}`, "popup,width=760,height=600");
+  if (!win) { if (blockedNote) blockedNote.hidden = false; return; }
+  if (blockedNote) blockedNote.hidden = true;
+  rec.popup = win;
+  clearInterval(rec.popupTimer);
+  // There is no close event for another window; poll, and tell the core when it is gone.
+  rec.popupTimer = setInterval(() => {
+    if (!win.closed) return;
+    clearInterval(rec.popupTimer);
+    rec.popup = null;
+    report(rec, "popout-closed");
+  }, 1000);
+}
+
+function updateNote(rec) {
+  const detached = rec.wire === "fullscreen" || rec.wire === "pip";
+  rec.slot.classList.toggle("detached", detached && !popoutOnly);
+  rec.note.hidden = !detached || Boolean(popoutOnly);
+  if (!detached) return;
+  clear(rec.note).append(icon(rec.wire === "pip" ? "pip" : "fullscreen", { size: 16 }),
+    h("span", { text: rec.wire === "pip" ? "Showing in picture-in-picture" : "Showing full screen" }),
+    button("Return inline", { small: true, variant: "ghost", onclick: () => requestMode(rec, "inline") }));
+}
+
+/** Stack floating pip panels upward from the bottom-right corner. */
+function layoutPips() {
+  let bottom = 20;
+  for (const rec of views.values()) {
+    if (rec.wire !== "pip" || popoutOnly) continue;
+    rec.card.style.bottom = `${bottom}px`;
+    bottom += rec.card.offsetHeight + 12;
+  }
+}
+
+function reportContainer(rec) {
+  if (!rec.frame) return;
+  const width = Math.round(rec.body.clientWidth);
+  if (!width) return;
+  const maxHeight = rec.wire === "inline" ? INLINE_MAX_HEIGHT : Math.round(rec.body.clientHeight || window.innerHeight);
+  const key = `${width}x${maxHeight}`;
+  if (key === rec.lastContainer) return;
+  rec.lastContainer = key;
+  clearTimeout(rec.containerTimer);
+  rec.containerTimer = setTimeout(() => report(rec, "container", { width, maxHeight }), 120);
+}
+
+// ---- many views: tell the core which views are on screen -------------------------------
+
+const visibility = new IntersectionObserver((entries) => {
+  for (const entry of entries) {
+    const rec = views.get(entry.target.dataset.viewId);
+    if (!rec) continue;
+    // A floating view is on screen whatever its slot in the chat does.
+    const onscreen = entry.isIntersecting || rec.wire === "pip" || rec.wire === "fullscreen";
+    if (rec.onscreen === onscreen) continue;
+    rec.onscreen = onscreen;
+    clearTimeout(rec.visTimer);
+    // Settle first, so fast scrolling past a view does not park and wake it.
+    rec.visTimer = setTimeout(() => report(rec, onscreen ? "onscreen" : "offscreen"), 300);
+  }
+}, { rootMargin: "200px 0px" });
+
+// ---- closing --------------------------------------------------------------------------------
+
+async function closeView(rec) {
+  report(rec, "closed-by-user");
+  try { await api.call("view.close", { viewId: rec.id }); } catch (err) { toastError(err); }
+  removeView(rec.id);
+}
+
+function removeView(viewId) {
+  const rec = views.get(viewId);
+  if (!rec) return;
+  unmountFrame(rec);
+  clearInterval(rec.popupTimer);
+  visibility.unobserve(rec.slot);
+  views.delete(viewId);
+  const closedNote = rec.data.recordId ? h("div", { class: "view-closed-note", "data-record-id": rec.data.recordId },
+    icon("app", { size: 14 }), h("span", { text: `${rec.data.title || rec.data.tool} was closed` }),
+    button("Reopen", { small: true, variant: "ghost", onclick: () => reopen(rec.data.recordId) })) : null;
+  if (closedNote && !popoutOnly) rec.slot.replaceWith(closedNote);
+  else rec.slot.remove();
+  layoutPips();
+  if (popoutOnly === viewId) window.close();
+}
+
+export async function reopen(recordId) {
+  try { await api.call("views.reopen", { recordId }); } catch (err) { toastError(err); }
+}
+
+function openInspector(rec) {
+  if (popoutOnly) return;
+  location.hash = `#inspector?view=${encodeURIComponent(rec.id)}`;
+}
+
+// ---- events from the core -------------------------------------------------------------------
+
+function withView(handler) {
+  return (data) => { const rec = views.get(data?.viewId); if (rec) handler(rec, data); };
+}
+
+api.on("view.created", async (data) => {
+  if (!data?.viewId || (popoutOnly && data.viewId !== popoutOnly)) return;
+  let rec = views.get(data.viewId);
+  if (rec) {
+    rec.data = { ...rec.data, ...data };
+  } else {
+    rec = createRecord(data);
+    views.set(rec.id, rec);
+    if (data.recordId) document.querySelectorAll(`.view-closed-note[data-record-id="${CSS.escape(data.recordId)}"]`).forEach((n) => n.remove());
+    await place(rec);
+  }
+  unmountFrame(rec);
+  rec.state = "loading";
+  rec.mode = null;
+  applyMode(rec, data.displayMode || "inline");
+});
+api.on("view.post", withView((rec, d) => { if (d.message && typeof d.message === "object") post(rec, d.message); }));
+api.on("view.size", withView((rec, d) => {
+  if (typeof d.height === "number" && d.height > 0) { rec.height = Math.round(d.height); applySize(rec); }
+}));
+api.on("view.display", withView((rec, d) => applyMode(rec, d.mode, d.wireMode)));
+api.on("view.failed", withView((rec, d) => fail(rec, d.reason, d.detail)));
+api.on("view.closed", (d) => removeView(d?.viewId));
+api.on("view.status", withView((rec, d) => {
+  if (d.state === "closed") return removeView(rec.id);
+  if (d.state === "parked") {
+    // Parked to save resources while off screen: drop the frame, keep its place.
+    unmountFrame(rec);
+    setState(rec, "parked");
+    clear(rec.body).append(h("div", { class: "view-placeholder parked", style: rec.height ? `height:${rec.height}px` : "" },
+      icon("pause", { size: 18 }), h("span", { class: "muted", text: "Paused while off screen. It resumes when you scroll back." })));
+    return;
+  }
+  if (d.state === "loading" && !rec.frame && rec.wire !== "popout") mountFrame(rec);
+  setState(rec, d.state);
+}));
+api.on("popout.open", withView((rec, d) => openPopup(rec, d.url, rec.blockedNote)));
+
+// Esc leaves full screen (when focus is in Moka's page; a focused view keeps its own keys).
+document.addEventListener("keydown", (e) => {
+  if (e.key !== "Escape" || document.querySelector("dialog[open]") || popoutOnly) return;
+  const rec = [...views.values()].find((r) => r.wire === "fullscreen");
+  if (rec) { e.preventDefault(); requestMode(rec, "inline"); }
+});
+window.addEventListener("resize", () => { for (const rec of views.values()) { applySize(rec); reportContainer(rec); } });
+store.on("settings", () => { for (const rec of views.values()) buildModeButtons(rec); });
+
+export const viewHost = {
+  configure(appInfo) { info = appInfo || info; },
+  /** A screen offers a parent element for views it wants (first non-null answer wins). */
+  addPlacer(fn) { placers.push(fn); },
+  /** Popout window mode: this page shows only `viewId`, filling the window. */
+  setPopout(viewId) { popoutOnly = viewId; },
+  has: (viewId) => views.has(viewId),
+  get mode() { return info.mode; },
+};

@@ -1,0 +1,88 @@
+// The sandbox proxy (MCP Apps spec, "Sandbox proxy"; docs/bridge-api.md, "The view path").
+// Served from the sandbox origin, a different port than Moka's UI. It creates the view's
+// iframe without allow-same-origin (an opaque origin: no access to this origin, Moka's token,
+// cookies or storage) and relays JSON-RPC objects between that iframe and Moka's page.
+"use strict";
+
+(function () {
+  var PROXY_READY = "ui/notifications/sandbox-proxy-ready";
+  var RESOURCE_READY = "ui/notifications/sandbox-resource-ready";
+  var RESERVED = "ui/notifications/sandbox-";
+  var INNER_SANDBOX = "allow-scripts allow-forms allow-popups"; // never allow-same-origin
+  var LOOPBACK = /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/;
+
+  function refuse(reason) {
+    function show() {
+      var p = document.createElement("p");
+      p.className = "refused";
+      p.textContent = "Moka sandbox: " + reason;
+      document.body.appendChild(p);
+    }
+    if (document.body) show(); else document.addEventListener("DOMContentLoaded", show);
+    throw new Error(reason);
+  }
+
+  // Only meaningful inside Moka's page; at top level there is nothing to relay to.
+  if (window.parent === window) refuse("this page only runs inside Moka.");
+
+  var params = new URLSearchParams(location.search);
+  var hostOrigin = params.get("host") || "";
+  if (!LOOPBACK.test(hostOrigin)) refuse("the host origin is missing or not a loopback address.");
+  if (hostOrigin === location.origin) refuse("the host and the sandbox must be different origins.");
+  // When the browser tells us who embedded us, it must be the host we were told about.
+  if (document.referrer) {
+    try {
+      if (new URL(document.referrer).origin !== hostOrigin) refuse("embedded by an unexpected page.");
+    } catch (e) { refuse("embedded by an unexpected page."); }
+  }
+
+  var viewUrl;
+  try { viewUrl = new URL(params.get("view") || "", location.href); } catch (e) { viewUrl = null; }
+  // The view document must come from this sandbox origin, where the core serves it with its CSP.
+  if (!viewUrl || viewUrl.origin !== location.origin || !params.get("view")) refuse("the view URL is not on the sandbox origin.");
+  var allow = params.get("allow") || "";
+
+  var inner = null;
+
+  function isRpc(data) {
+    return data !== null && typeof data === "object" && !Array.isArray(data) && data.jsonrpc === "2.0";
+  }
+
+  function isReserved(data) {
+    return typeof data.method === "string" && data.method.indexOf(RESERVED) === 0;
+  }
+
+  function createInner() {
+    if (inner) return; // one view per proxy; a repeated resource-ready changes nothing
+    inner = document.createElement("iframe");
+    inner.setAttribute("sandbox", INNER_SANDBOX);
+    if (allow) inner.setAttribute("allow", allow);
+    inner.setAttribute("title", "App view");
+    inner.src = viewUrl.href;
+    document.body.appendChild(inner);
+  }
+
+  window.addEventListener("message", function (event) {
+    var data = event.data;
+    if (!isRpc(data)) return;
+    if (event.source === window.parent) {
+      if (event.origin !== hostOrigin) return;
+      if (isReserved(data)) {
+        if (data.method === RESOURCE_READY) createInner();
+        return; // sandbox-* messages are for this proxy only
+      }
+      // The inner origin is opaque ("null"), so "*" is the only target that reaches it.
+      if (inner && inner.contentWindow) inner.contentWindow.postMessage(data, "*");
+      return;
+    }
+    if (inner && event.source === inner.contentWindow) {
+      if (isReserved(data)) return; // a view may not impersonate the proxy
+      window.parent.postMessage(data, hostOrigin);
+    }
+  });
+
+  function ready() {
+    window.parent.postMessage({ jsonrpc: "2.0", method: PROXY_READY, params: {} }, hostOrigin);
+  }
+  if (document.body) ready(); else document.addEventListener("DOMContentLoaded", ready);
+})();
