@@ -37,7 +37,7 @@ class Bridge:
             "servers.import": self.servers_import,
             "tools.list": self.tools_list, "tools.run": self.tools_run,
             "view.rpc": self.view_rpc, "view.event": self.view_event, "view.setDisplayMode": self.view_set_mode,
-            "view.close": self.view_close, "views.reopen": self.views_reopen,
+            "view.close": self.view_close, "views.reopen": self.views_reopen, "views.get": self.views_get,
             "inspector.query": self.inspector_query, "inspector.export": self.inspector_export,
             "theme.set": self.theme_set, "theme.system": self.theme_system, "theme.get": self.theme_get,
             "consent.answer": self.consent_answer,
@@ -190,6 +190,10 @@ class Bridge:
         view = self.app.apphost.get(str(p["viewId"]))
         await self.app.apphost.close(view, "closed by the person")
         return {}
+
+    async def views_get(self, p: dict[str, Any]) -> dict[str, Any]:
+        """A view's mount data (a pop-out window or `moka check` page shows one view alone)."""
+        return self.app.apphost.describe(self.app.apphost.get(str(p["viewId"])))
 
     async def views_reopen(self, p: dict[str, Any]) -> dict[str, Any]:
         if self.app.chat is None:

@@ -115,9 +115,9 @@ class PluginHost:
         """
         caller = getattr(self.pm.hook, hook_name)
         found: dict[str, Registered[Any]] = {}
-        # pluggy calls later-registered plugins first; built-ins were registered first,
-        # so walking in reverse lets built-ins claim their ids and plugins add new ones.
-        for impl in reversed(caller.get_hookimpls()):
+        # get_hookimpls() lists plugins in registration order: built-ins come first and keep
+        # their ids; installed plugins add new ones.
+        for impl in caller.get_hookimpls():
             pname = impl.plugin_name
             staged: list[Any] = []
             try:
@@ -142,6 +142,7 @@ class PluginHost:
         """Call a lifecycle or decision hook on every plugin, isolating failures."""
         results: list[Any] = []
         caller = getattr(self.pm.hook, hook_name)
+        # Newest first, as pluggy itself calls them: an installed plugin decides before a built-in.
         for impl in reversed(caller.get_hookimpls()):
             try:
                 args = {k: kwargs[k] for k in impl.argnames}

@@ -65,8 +65,8 @@ def check(args: argparse.Namespace) -> int:
             tool_args = json.loads(args.args)
         except json.JSONDecodeError as exc:
             raise UsageError(f"--args must be a JSON object: {exc.msg}") from exc
-    report = asyncio.run(run_check(paths_of(args), args.server, tool=args.tool, tool_args=tool_args,
-                                   timeout=args.timeout, engine=args.engine))
+    report = run_check(paths_of(args), args.server, tool=args.tool, tool_args=tool_args,
+                       timeout=args.timeout, engine=args.engine)
     if args.json:
         print(json.dumps(report.to_json(), indent=2, default=str))
     else:

@@ -90,16 +90,22 @@ class AppHost:
         return view
 
     def _announce(self, view: View) -> None:
+        self.app.emit("view.created", self.describe(view))
+
+    def describe(self, view: View) -> dict[str, Any]:
+        """The ``view.created`` payload: everything the UI needs to mount the view."""
+        mode = self.app.display_modes[view.display_mode].obj
         data: dict[str, Any] = {
             "viewId": view.id, "server": view.server, "tool": view.tool.name, "callId": view.call_id,
             "title": view.tool.title or view.tool.name, "proxyUrl": self.proxy_url(view), "allow": view.policy.allow,
-            "displayMode": view.display_mode, "prefersBorder": view.resource.ui_meta.get("prefersBorder", None),
+            "displayMode": view.display_mode, "wireMode": mode.wire_mode, "state": view.state,
+            "prefersBorder": view.resource.ui_meta.get("prefersBorder", None),
         }
         for key, value in (("conversationId", view.conversation_id), ("messageId", view.message_id),
-                           ("recordId", view.record_id)):
+                           ("recordId", view.record_id), ("height", view.height), ("failure", view.failure)):
             if value:
                 data[key] = value
-        self.app.emit("view.created", {k: v for k, v in data.items() if v is not None})
+        return {k: v for k, v in data.items() if v is not None}
 
     def proxy_url(self, view: View) -> str:
         """Where the UI loads this view's sandbox proxy (the sandbox origin)."""

@@ -8,6 +8,7 @@ in ``shared/docs/mcp-python-sdk.md``.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import threading
 import time
@@ -70,6 +71,8 @@ class ServerConnection:
         if self.config.disabled or (self._task and not self._task.done()):
             return
         self._stop.clear()
+        self._connecting = True  # so wait_ready() waits for this attempt, not the last one
+        self.status = "connecting"
         self._task = asyncio.get_running_loop().create_task(self._supervise(), name=f"mcp:{self.name}")
 
     async def stop(self) -> None:
@@ -199,12 +202,15 @@ class ServerConnection:
             for line in fh:
                 line = line.rstrip("\n")
                 self.stderr.append(line)
-                if loop is not None:
-                    loop.call_soon_threadsafe(self.inspector.record, "server", {"stderr": line},
-                                              server=self.name, method="stderr")
+                if loop is not None and not loop.is_closed():
+                    loop.call_soon_threadsafe(functools.partial(self.inspector.record, "server", {"stderr": line},
+                                                                server=self.name, method="stderr"))
         # EOF: the child exited (or closed stderr). Wake the supervisor.
-        if loop is not None and self.config.transport_id == "stdio":
-            loop.call_soon_threadsafe(self._dead.set)
+        if loop is not None and not loop.is_closed() and self.config.transport_id == "stdio":
+            try:
+                loop.call_soon_threadsafe(self._dead.set)
+            except RuntimeError:  # the loop closed meanwhile (shutdown)
+                pass
 
     @property
     def _loop(self) -> asyncio.AbstractEventLoop | None:

@@ -26,12 +26,13 @@ def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-async def start_core(paths: Paths, *, mode: str, port: int = 0) -> tuple[MokaApp, WebServer]:
+async def start_core(paths: Paths, *, mode: str, port: int = 0, servers: list[str] | None = None,
+                     store: bool = True) -> tuple[MokaApp, WebServer]:
     """Create the app and its web server on the running loop."""
     app = MokaApp(paths, mode=mode)
     web = WebServer(app, port=port)
     await web.start()
-    await app.start()
+    await app.start(servers=servers, store=store)
     web.bridge.methods.update(app.chat.bridge_methods() if app.chat else {})
     return app, web
 
@@ -39,9 +40,12 @@ async def start_core(paths: Paths, *, mode: str, port: int = 0) -> tuple[MokaApp
 class CoreThread:
     """The core loop on a background thread, for the desktop shell's GUI thread to call into."""
 
-    def __init__(self, paths: Paths, *, mode: str = "desktop") -> None:
+    def __init__(self, paths: Paths, *, mode: str = "desktop", servers: list[str] | None = None,
+                 store: bool = True) -> None:
         self.paths = paths
         self.mode = mode
+        self.servers = servers
+        self.store = store
         self.loop = asyncio.new_event_loop()
         self.app: MokaApp | None = None
         self.web: WebServer | None = None
@@ -64,7 +68,7 @@ class CoreThread:
 
     async def _main(self) -> None:
         try:
-            self.app, self.web = await start_core(self.paths, mode=self.mode)
+            self.app, self.web = await start_core(self.paths, mode=self.mode, servers=self.servers, store=self.store)
         except BaseException as exc:  # reported to the GUI thread by start()
             self._error = exc
             self._ready.set()

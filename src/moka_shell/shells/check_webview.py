@@ -1,0 +1,55 @@
+"""``moka check --engine webview``: render views in the pywebview engine (Qt offscreen, GTK).
+
+This is how the frozen app checks itself: it ships no Playwright. Only this module and
+``shells/desktop.py`` import ``webview``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from moka_shell.core.catalog import ToolEntry
+    from moka_shell.shells.check import Checker
+
+
+def prepare_offscreen() -> None:
+    """With no display, ask Qt for its offscreen platform; as root, Chromium needs --no-sandbox."""
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    if hasattr(os, "getuid") and os.getuid() == 0 and "--no-sandbox" not in os.environ.get(
+            "QTWEBENGINE_CHROMIUM_FLAGS", ""):
+        os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = (os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", "") + " --no-sandbox").strip()
+
+
+def render_all_in_webview(checker: Checker, entries: list[ToolEntry]) -> None:
+    """Open one hidden-from-nobody window and render each view in it in turn."""
+    prepare_offscreen()
+    import webview
+
+    window = webview.create_window("Moka check", html="<!doctype html><title>Moka check</title>", width=900, height=800)
+    loaded = threading.Event()
+    window.events.loaded += lambda *a: loaded.set()
+    errors: list[BaseException] = []
+
+    def open_url(url: str) -> None:
+        loaded.clear()
+        window.load_url(url)
+        loaded.wait(20)
+
+    def drive(*_a: Any) -> None:
+        try:
+            loaded.wait(20)
+            for entry in entries:
+                checker.report.views.append(checker.render(entry, open_url))
+        except BaseException as exc:  # reported after the GUI loop ends
+            errors.append(exc)
+        finally:
+            window.destroy()
+
+    webview.start(drive, private_mode=True)
+    if errors:
+        raise errors[0]

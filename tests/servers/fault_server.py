@@ -1,0 +1,44 @@
+"""A small MCP server for fault tests: a slow tool, a tool that kills the process, its pid."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from mcp.server import MCPServer
+
+server = MCPServer("fault-server")
+
+
+@server.tool()
+def pid() -> int:
+    """This server's process id."""
+    return os.getpid()
+
+
+@server.tool()
+def slow(seconds: float = 5.0) -> str:
+    """Sleep, then answer."""
+    time.sleep(seconds)
+    return f"slept {seconds}"
+
+
+@server.tool()
+def die() -> str:
+    """Exit at once, mid-call."""
+    os._exit(3)
+
+
+@server.tool()
+def echo(text: str = "hi") -> str:
+    """Say it back."""
+    return text
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1] == "--http":
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        print("fault-server starting", file=sys.stderr)
+        server.run()
