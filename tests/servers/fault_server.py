@@ -30,6 +30,18 @@ def die() -> str:
     os._exit(3)
 
 
+@server.tool(meta={"ui": {"resourceUri": "ui://fault/view"}})
+def with_view() -> str:
+    """A tool with a trivial view, so tests can act as that view."""
+    return "view tool"
+
+
+@server.resource("ui://fault/view", mime_type="text/html;profile=mcp-app")
+def fault_view() -> str:
+    """The trivial view."""
+    return "<!doctype html><html><head><title>fault view</title></head><body>fault</body></html>"
+
+
 @server.tool()
 def echo(text: str = "hi") -> str:
     """Say it back."""

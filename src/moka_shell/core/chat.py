@@ -47,6 +47,14 @@ def content_text(result: dict[str, Any]) -> str:
     return text if len(text) <= MODEL_RESULT_CHARS else text[:MODEL_RESULT_CHARS] + "\n… [truncated by Moka]"
 
 
+def _valid_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
 class Turn:
     """One running turn of one conversation."""
 
@@ -215,6 +223,15 @@ class ChatEngine:
             elif isinstance(event, ToolCallEnd):
                 call = calls.get(event.call_id) or await self._begin_call(cid, mid, event.call_id, event.name, names)
                 calls[event.call_id] = call
+                raw = buffers.get(event.call_id, "")
+                if raw.strip() and not event.arguments and not _valid_json(raw):
+                    # Cut-off or broken arguments must not run the tool with its defaults.
+                    call.update(status="error", error=f"the model sent arguments that are not valid JSON: {raw[:200]}")
+                    self.store.update_call(call["id"], status="error", error=call["error"])
+                    if call.get("_view") is not None:
+                        self.app.apphost.cancel(call["_view"], call["error"])
+                    self._emit_call(cid, mid, call)
+                    continue
                 call["arguments"], call["status"] = event.arguments, "running"
                 self.store.update_call(call["id"], arguments=event.arguments, status="running")
                 if call.get("_view") is not None:
@@ -223,7 +240,8 @@ class ChatEngine:
             elif isinstance(event, Done):
                 self.app.inspector.record("agent", {"event": "done", "stopReason": event.stop_reason},
                                           method="agent/stream-done")
-        return [c for c in calls.values() if c["status"] == "running"]
+        # Calls that failed before running still get an answer in the history (as errors).
+        return [c for c in calls.values() if c["status"] in ("running", "error")]
 
     async def _begin_call(self, cid: str, mid: str, call_id: str, model_name: str, names: ToolNames) -> dict[str, Any]:
         entry = names.resolve(model_name)
@@ -253,6 +271,8 @@ class ChatEngine:
     async def _run_call(self, cid: str, call: dict[str, Any]) -> None:
         view = call.get("_view")
         mid = call["_mid"]
+        if call["status"] == "error":
+            return  # already answered (broken arguments)
         if call["server"] == "?":
             call.update(status="error", error=f"the model asked for an unknown tool {call['modelName']!r}")
         else:

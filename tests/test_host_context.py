@@ -1,0 +1,72 @@
+"""ui/initialize payloads: complete, truthful, and never a null."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from moka_shell.builtins.themes import MokaTheme
+from moka_shell.core.csp import build_policy
+from moka_shell.core.host_context import build_host_context, clean, host_capabilities
+from moka_shell.core.themes import STANDARD_VARIABLES, theme_payload
+
+
+def no_nulls(value: Any) -> bool:
+    if value is None:
+        return False
+    if isinstance(value, dict):
+        return all(no_nulls(v) for v in value.values())
+    if isinstance(value, list):
+        return all(no_nulls(v) for v in value)
+    return True
+
+
+def context(**kw: Any) -> dict[str, Any]:
+    theme = theme_payload(MokaTheme(), "moka", "system", "dark")
+    args: dict[str, Any] = dict(theme=theme, display_mode="inline", available=["inline", "fullscreen", "pip"],
+                                fixed=False, viewport={"width": 700}, client={}, platform="desktop",
+                                tool={"name": "roll_dice", "inputSchema": {"type": "object"}}, call_id="c1")
+    args.update(kw)
+    return build_host_context(**args)
+
+
+def test_host_context_has_every_field_and_no_null() -> None:
+    """Theme, standard styles, modes, dimensions, locale, time zone, platform, insets, toolInfo."""
+    ctx = context()
+    assert ctx["theme"] == "dark" and ctx["displayMode"] == "inline"
+    assert ctx["availableDisplayModes"] == ["inline", "fullscreen", "pip"]
+    assert ctx["containerDimensions"] == {"maxHeight": 1200, "maxWidth": 700}
+    assert set(ctx["safeAreaInsets"]) == {"top", "right", "bottom", "left"}
+    assert ctx["toolInfo"] == {"tool": {"name": "roll_dice", "inputSchema": {"type": "object"}}, "id": "c1"}
+    assert ctx["platform"] == "desktop" and ctx["locale"] and ctx["timeZone"]
+    assert no_nulls(ctx)
+
+
+def test_only_standard_style_variables_with_string_values() -> None:
+    """A non-standard variable name would fail the view's validation: none are sent."""
+    variables = context()["styles"]["variables"]
+    assert variables and set(variables) <= set(STANDARD_VARIABLES)
+    assert all(isinstance(v, str) and v for v in variables.values())
+    assert len(STANDARD_VARIABLES) == 76
+
+
+def test_fixed_modes_give_exact_height() -> None:
+    """Fullscreen/pip: the host controls the size, so height is exact."""
+    ctx = context(display_mode="fullscreen", fixed=True, viewport={"width": 1000, "height": 640})
+    assert ctx["containerDimensions"] == {"height": 640, "width": 1000}
+
+
+def test_capabilities_tell_the_truth() -> None:
+    """Advertised: what Moka implements; sampling only with a backend; approved CSP reported."""
+    policy = build_policy({"csp": {"connectDomains": ["https://api.example.com"]}, "permissions": {"camera": {}}})
+    caps = host_capabilities(sampling=False, policy=policy)
+    assert {"openLinks", "serverTools", "serverResources", "logging", "downloadFile", "message",
+            "updateModelContext"} <= set(caps)
+    assert "sampling" not in caps
+    assert caps["sandbox"] == {"csp": {"connectDomains": ["https://api.example.com"]}, "permissions": {"camera": {}}}
+    assert "sampling" in host_capabilities(sampling=True, policy=policy)
+    assert no_nulls(caps)
+
+
+def test_clean_drops_nulls_at_every_depth() -> None:
+    """The last line of defence against a Python None reaching a view."""
+    assert clean({"a": None, "b": {"c": None, "d": [1, None, {"e": None}]}}) == {"b": {"d": [1, {}]}}
