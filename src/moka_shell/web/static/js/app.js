@@ -2,10 +2,10 @@
 // (#chat, #runner, #servers, #inspector?view=ID, #settings) and owns global shortcuts.
 
 import { api } from "./api.js";
-import { h, clear, isTyping } from "./dom.js";
+import { h, clear, isTyping, debounce } from "./dom.js";
 import { icon } from "./icons.js";
 import { store } from "./store.js";
-import { initTheme, reportSystemTheme } from "./theme.js";
+import { initTheme, reportSystemTheme, applyTheme } from "./theme.js";
 import { initConsent } from "./consent.js";
 import { viewHost } from "./views.js";
 import chat from "./chat.js";
@@ -15,6 +15,8 @@ import inspector from "./inspector.js";
 import settings from "./settings.js";
 
 const SCREENS = [chat, runner, servers, inspector, settings];
+// A browser-mode pop-out window is this same page opened as /?token=…&view=<viewId>.
+const POPOUT_VIEW = new URLSearchParams(location.search).get("view");
 let current = null;
 
 function parseHash() {
@@ -109,8 +111,52 @@ function fatal(err) {
     h("p", { class: "empty-text", text: err?.message || String(err) }))));
 }
 
+/** Tell the core about this page (locale, time zone, colour scheme, size); get info + theme. */
+async function hello() {
+  const params = {
+    locale: navigator.language,
+    timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+    dark: matchMedia("(prefers-color-scheme: dark)").matches,
+    touch: matchMedia("(pointer: coarse)").matches,
+    hover: matchMedia("(hover: hover)").matches,
+    viewport: { width: window.innerWidth, height: window.innerHeight },
+  };
+  try {
+    const { theme, ...info } = await api.call("app.hello", params);
+    applyTheme(theme);
+    return info;
+  } catch {
+    // An older core without app.hello: the same facts from app.info and theme.system.
+    const info = await api.call("app.info");
+    await reportSystemTheme();
+    return info;
+  }
+}
+
+async function bootPopout(viewId) {
+  document.getElementById("app").hidden = true;
+  const root = h("div", { class: "popout-root", id: "popout-root" });
+  document.body.prepend(root);
+  viewHost.setPopout(viewId);
+  await api.connect();
+  api.start();
+  try {
+    store.set("info", await hello());
+    viewHost.configure(store.info);
+    await store.refreshSettings();
+    const data = await api.call("views.get", { viewId });
+    document.title = `${data.title || data.tool} · Moka`;
+    await viewHost.mount(data);
+  } catch (err) {
+    root.append(h("div", { class: "empty" }, h("div", { class: "empty-icon" }, icon("alert", { size: 28 })),
+      h("h3", { class: "empty-title", text: "This view is no longer available" }),
+      h("p", { class: "empty-text", text: err?.message || String(err) })));
+  }
+}
+
 async function boot() {
   initTheme();
+  if (POPOUT_VIEW) return bootPopout(POPOUT_VIEW);
   buildRail();
   watchConnection();
   shortcuts();
@@ -121,9 +167,9 @@ async function boot() {
   await api.connect();
   api.start();
   try {
-    store.set("info", await api.call("app.info"));
+    store.set("info", await hello());
     viewHost.configure(store.info);
-    await Promise.all([store.refreshSettings(), reportSystemTheme(), store.refreshServers()]);
+    await Promise.all([store.refreshSettings(), store.refreshServers()]);
   } catch (err) {
     fatal(err);
     return;
@@ -131,10 +177,12 @@ async function boot() {
   route();
   // After a reconnect the core may have restarted pieces: fetch the shared state again.
   api.on("api.reconnected", () => {
+    hello().catch(() => {});
     store.refreshSettings().catch(() => {});
     store.refreshServers().catch(() => {});
-    reportSystemTheme();
   });
+  // The core sizes fixed-mode views from the window when a view has not reported its own box.
+  window.addEventListener("resize", debounce(() => hello().catch(() => {}), 500));
 }
 
 boot();

@@ -5,7 +5,7 @@
 import { api } from "./api.js";
 import { h, clear } from "./dom.js";
 import { icon } from "./icons.js";
-import { iconButton, button, toastError } from "./ui.js";
+import { iconButton, button, toast, toastError } from "./ui.js";
 import { renderMarkdown } from "./markdown.js";
 import { createToolCard, updateToolCard, toolCardViews } from "./toolcard.js";
 import { createSidebar } from "./conversations.js";
@@ -69,6 +69,7 @@ function load(id) {
   if (!conv) { conv = new Conv(id); convs.set(id, conv); }
   conv.loading ||= api.call("conversations.get", { id }).then((data) => {
     for (const m of data?.messages || []) addMessage(conv, m, { history: true });
+    if (data?.running) setRunning(conv, true);
     conv.loaded = true;
     return conv;
   }).catch((err) => {
@@ -129,6 +130,7 @@ function ensureMsg(conv, id, role = "assistant", source) {
 
 function setText(msg, text) {
   msg.text = text;
+  msg.el.classList.toggle("is-empty", !text);
   if (msg.role !== "assistant") {
     // People's own words are shown as typed, never interpreted.
     msg.body.textContent = text;
@@ -139,7 +141,9 @@ function setText(msg, text) {
   msg.frame = requestAnimationFrame(() => {
     msg.frame = 0;
     clear(msg.body).append(renderMarkdown(msg.text));
-    if (msg.streaming) msg.body.append(h("span", { class: "caret", "aria-hidden": "true" }));
+    if (msg.streaming && msg.text) msg.body.append(h("span", { class: "caret", "aria-hidden": "true" }));
+    // Before the first word arrives, show that the model is working.
+    if (msg.streaming && !msg.text) msg.body.append(h("span", { class: "typing", role: "status", "aria-label": "The model is thinking" }, h("i"), h("i"), h("i")));
     follow();
   });
 }
@@ -159,11 +163,12 @@ function addMessage(conv, m, { history = false } = {}) {
   }
   const msg = ensureMsg(conv, m.id, m.role, m.source);
   msg.source = m.source;
-  msg.streaming = false;
+  // An empty assistant message during a turn is the start of a reply: it streams next.
+  msg.streaming = !history && m.role === "assistant" && !text && conv.running;
   if (text || !msg.text) setText(msg, text);
   for (const call of m.toolCalls || []) upsertCall(conv, m.id, call, { history });
   if (m.views && history) for (const v of m.views) storedView(conv, msg, v);
-  if (m.error) msg.el.after(errorBlock(typeof m.error === "string" ? m.error : m.error.message, "turn"));
+  if (m.error && history) msg.el.after(errorBlock(typeof m.error === "string" ? m.error : m.error.message, m.error === "stopped" ? "stopped" : "turn"));
   follow();
 }
 
@@ -189,6 +194,9 @@ function storedView(conv, msg, v, card) {
 }
 
 function errorBlock(message, kind) {
+  if (kind === "stopped") {
+    return h("div", { class: "chat-note", role: "status", "data-kind": kind }, icon("stop", { size: 12 }), h("span", { text: "Stopped" }));
+  }
   const needsSetup = /backend|key|auth|model|setting/i.test(`${kind} ${message}`);
   return h("div", { class: "chat-error", role: "alert", "data-kind": kind || "" },
     icon("alert", { size: 16 }),
@@ -253,7 +261,15 @@ async function send() {
 // ---- events from the core -----------------------------------------------------------------
 
 function wire() {
-  api.on("chat.message", (d) => { const c = convFor(d?.conversationId); if (c) addMessage(c, d.message); });
+  api.on("chat.message", (d) => {
+    const c = convFor(d?.conversationId);
+    if (!c) return;
+    addMessage(c, d.message);
+    // An app can start or continue a conversation the person is not looking at: say where.
+    if (d.message?.source === "app" && (c !== active || document.getElementById("screen-chat").hidden)) {
+      toast("An app posted a message to the chat", { action: { label: "Open", onclick: () => { ctx.navigate("chat"); open(c.id); } } });
+    }
+  });
   api.on("chat.delta", (d) => {
     const c = convFor(d?.conversationId);
     if (!c) return;
@@ -274,7 +290,11 @@ function wire() {
   api.on("chat.error", (d) => {
     const c = convFor(d?.conversationId);
     if (!c) return;
-    c.el.append(errorBlock(d.message, d.kind));
+    // In place: right after the reply that failed (or at the end of the thread).
+    const after = d.messageId && c.msgs.get(d.messageId)?.el;
+    const block = errorBlock(d.message, d.kind);
+    if (after && after.parentNode === c.el) after.after(block);
+    else c.el.append(block);
     setRunning(c, false);
     follow();
   });

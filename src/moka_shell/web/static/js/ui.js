@@ -90,7 +90,7 @@ export function promptDialog({ title, label, value = "", confirmLabel = "Save" }
 
 // ---- toasts --------------------------------------------------------------------------------
 
-export function toast(message, { tone = "info", timeout = 4500 } = {}) {
+export function toast(message, { tone = "info", timeout = 4500, action } = {}) {
   let host = document.getElementById("toasts");
   if (!host) {
     host = h("div", { id: "toasts", class: "toasts", role: "status", "aria-live": "polite" });
@@ -99,6 +99,7 @@ export function toast(message, { tone = "info", timeout = 4500 } = {}) {
   const item = h("div", { class: `toast toast-${tone}` },
     icon(tone === "error" ? "alert" : tone === "success" ? "check" : "info", { size: 16 }),
     h("span", { text: message }),
+    action ? h("button", { type: "button", class: "toast-action", text: action.label, onclick: () => { item.remove(); action.onclick(); } }) : null,
     iconButton("close", "Dismiss", { className: "toast-x", size: 14, onclick: () => item.remove() }));
   host.append(item);
   if (timeout) setTimeout(() => item.remove(), timeout);

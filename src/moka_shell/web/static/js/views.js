@@ -188,12 +188,12 @@ async function requestMode(rec, mode) {
   }
 }
 
-function applyMode(rec, mode, wireMode) {
+function applyMode(rec, mode, wireMode, opensWindow) {
   const m = modeInfo(mode);
   rec.mode = m.id;
   // In a popout window this page *is* the window: fill it, whatever the main window shows.
   const popoutHere = popoutOnly === rec.id;
-  const isWindow = (m.id === "popout" || m.opensWindow) && !popoutHere;
+  const isWindow = (opensWindow ?? (m.opensWindow || m.id === "popout")) && !popoutHere;
   rec.wire = popoutHere ? "fullscreen" : isWindow ? "popout" : (wireMode || m.wireMode || "inline");
   rec.card.dataset.mode = m.id;
   rec.card.dataset.wire = rec.wire;
@@ -265,12 +265,18 @@ function reportContainer(rec) {
   if (!rec.frame) return;
   const width = Math.round(rec.body.clientWidth);
   if (!width) return;
-  const maxHeight = rec.wire === "inline" ? INLINE_MAX_HEIGHT : Math.round(rec.body.clientHeight || window.innerHeight);
-  const key = `${width}x${maxHeight}`;
+  // Inline views size themselves up to a maximum; in fixed modes (fullscreen, pip, a pop-out)
+  // the host decides, so the frame's height is reported too.
+  const detail = { width, maxHeight: INLINE_MAX_HEIGHT };
+  if (rec.wire !== "inline") {
+    detail.height = Math.round(rec.body.clientHeight || window.innerHeight);
+    detail.maxHeight = detail.height;
+  }
+  const key = JSON.stringify(detail);
   if (key === rec.lastContainer) return;
   rec.lastContainer = key;
   clearTimeout(rec.containerTimer);
-  rec.containerTimer = setTimeout(() => report(rec, "container", { width, maxHeight }), 120);
+  rec.containerTimer = setTimeout(() => report(rec, "container", detail), 120);
 }
 
 // ---- many views: tell the core which views are on screen -------------------------------
@@ -288,6 +294,19 @@ const visibility = new IntersectionObserver((entries) => {
     rec.visTimer = setTimeout(() => report(rec, onscreen ? "onscreen" : "offscreen"), 300);
   }
 }, { rootMargin: "200px 0px" });
+
+/** A live view hit a CSP block or threw: a strip above the frame says so, with a way to look. */
+function showProblem(rec, d) {
+  rec.problemCount = (rec.problemCount || 0) + 1;
+  rec.problems?.remove();
+  rec.problems = h("div", { class: "view-problem", role: "status", "data-kind": d.kind || "" },
+    icon("alert", { size: 14 }),
+    h("span", { class: "grow", text: d.reason || "The view reported a problem." }),
+    rec.problemCount > 1 ? h("span", { class: "badge badge-warning", text: `${rec.problemCount}` }) : null,
+    button("Inspector", { small: true, variant: "ghost", onclick: () => openInspector(rec) }),
+    iconButton("close", "Dismiss", { size: 14, onclick: () => { rec.problems.remove(); rec.problemCount = 0; } }));
+  rec.head.after(rec.problems);
+}
 
 // ---- closing --------------------------------------------------------------------------------
 
@@ -328,7 +347,8 @@ function withView(handler) {
   return (data) => { const rec = views.get(data?.viewId); if (rec) handler(rec, data); };
 }
 
-api.on("view.created", async (data) => {
+/** Mount (or re-mount) a view from its view.created / views.get data. */
+async function mountView(data) {
   if (!data?.viewId || (popoutOnly && data.viewId !== popoutOnly)) return;
   let rec = views.get(data.viewId);
   if (rec) {
@@ -340,15 +360,25 @@ api.on("view.created", async (data) => {
     await place(rec);
   }
   unmountFrame(rec);
+  rec.card.classList.remove("failed");
+  rec.problems?.remove();
+  if (data.height) rec.height = data.height; // a re-announced (un-parked) view keeps its size
   rec.state = "loading";
   rec.mode = null;
-  applyMode(rec, data.displayMode || "inline");
-});
+  applyMode(rec, data.displayMode || "inline", data.wireMode, data.opensWindow);
+  if (data.failure || data.state === "failed") fail(rec, data.failure || "The view failed.");
+}
+
+api.on("view.created", mountView);
 api.on("view.post", withView((rec, d) => { if (d.message && typeof d.message === "object") post(rec, d.message); }));
 api.on("view.size", withView((rec, d) => {
   if (typeof d.height === "number" && d.height > 0) { rec.height = Math.round(d.height); applySize(rec); }
 }));
-api.on("view.display", withView((rec, d) => applyMode(rec, d.mode, d.wireMode)));
+api.on("view.display", withView((rec, d) => {
+  // A pop-out window whose view went back to the main window has nothing left to show.
+  if (popoutOnly === rec.id && !(d.opensWindow ?? d.mode === "popout")) { window.close(); return; }
+  applyMode(rec, d.mode, d.wireMode, d.opensWindow);
+}));
 api.on("view.failed", withView((rec, d) => fail(rec, d.reason, d.detail)));
 api.on("view.closed", (d) => removeView(d?.viewId));
 api.on("view.status", withView((rec, d) => {
@@ -364,7 +394,12 @@ api.on("view.status", withView((rec, d) => {
   if (d.state === "loading" && !rec.frame && rec.wire !== "popout") mountFrame(rec);
   setState(rec, d.state);
 }));
-api.on("popout.open", withView((rec, d) => openPopup(rec, d.url, rec.blockedNote)));
+api.on("popout.open", withView((rec, d) => { if (!popoutOnly) openPopup(rec, d.url, rec.blockedNote); }));
+api.on("view.problem", withView((rec, d) => showProblem(rec, d)));
+// A view asked to open a link and the person agreed (browser mode; desktop opens it natively).
+api.on("link.open", (d) => {
+  if (d?.url && /^(https?:|mailto:)/i.test(d.url)) window.open(d.url, "_blank", "noopener,noreferrer");
+});
 
 // Esc leaves full screen (when focus is in Moka's page; a focused view keeps its own keys).
 document.addEventListener("keydown", (e) => {
@@ -381,6 +416,8 @@ export const viewHost = {
   addPlacer(fn) { placers.push(fn); },
   /** Popout window mode: this page shows only `viewId`, filling the window. */
   setPopout(viewId) { popoutOnly = viewId; },
+  /** Mount a view from views.get data (a pop-out window has no view.created to wait for). */
+  mount: mountView,
   has: (viewId) => views.has(viewId),
   get mode() { return info.mode; },
 };
