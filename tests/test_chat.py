@@ -1,0 +1,248 @@
+"""The agent loop against fake providers over real HTTP (official SDKs) and real MCP servers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from moka_shell.config import MokaConfig, ServerConfig
+from moka_shell.core.app import MokaApp
+from moka_shell.paths import Paths
+from moka_shell.testing.fake_anthropic import FakeAnthropicServer
+from moka_shell.testing.fake_openai import Error, FakeOpenAIServer, Text, ToolCall
+
+pytestmark = pytest.mark.anyio
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def demo() -> ServerConfig:
+    return ServerConfig(command="moka", args=["demo-server"])
+
+
+async def make_app(paths: Paths, base_url: str, *, backend: str = "ollama", servers: dict[str, ServerConfig] | None = None,
+                   ) -> tuple[MokaApp, list[tuple[str, Any]]]:
+    config = MokaConfig(mcpServers=servers or {"moka-demo": demo()})
+    config.agent.backend = backend
+    config.agent.model = "fake-model"
+    config.agent.base_urls = {backend: base_url}
+    app = MokaApp(paths, config=config)
+    app.host_origin, app.sandbox_origin = "http://127.0.0.1:1", "http://127.0.0.1:2"
+    events: list[tuple[str, Any]] = []
+    app.subscribe(lambda ev, data: events.append((ev, data)))
+    await app.start()
+    await app.servers.wait_ready(timeout=30)
+    return app, events
+
+
+async def test_multi_step_tool_loop_and_what_the_provider_saw(paths: Paths) -> None:
+    """The model calls roll_dice, gets the result, answers; app-only tools never reach the provider."""
+    with FakeOpenAIServer() as srv:
+        srv.tool_then_reply("roll_dice", {"sides": 6, "count": 3}, "You rolled well.", fragments=6)
+        app, events = await make_app(paths, srv.base_url)
+        try:
+            cid = app.chat.start_turn(None, "roll three dice")
+            await app.chat.wait(cid)
+            messages = app.store.messages(cid)
+        finally:
+            await app.stop()
+    offered = [t["function"]["name"] for t in srv.requests[0]["tools"]]
+    assert "roll_dice" in offered and "summarize_rolls" in offered
+    assert "reroll_dice" not in offered and "dice_history" not in offered  # visibility ["app"]
+    tool_msg = [m for m in srv.requests[1]["messages"] if m["role"] == "tool"][0]
+    assert tool_msg["content"].startswith("Rolled 3d6:")  # the model gets content, not structuredContent
+    assert [m["role"] for m in messages] == ["user", "assistant", "assistant"]
+    call = messages[1]["toolCalls"][0]
+    assert call["status"] == "done" and call["arguments"] == {"sides": 6, "count": 3}
+    assert call["result"]["structuredContent"]["count"] == 3 and call.get("recordId")
+    assert messages[2]["content"] == "You rolled well."
+    assert any(e == "chat.delta" for e, _ in events) and ("chat.done", {"conversationId": cid}) in events
+
+
+async def test_streamed_arguments_reach_the_view_as_partials(paths: Paths) -> None:
+    """The view is mounted when the call starts and gets tool-input-partial before tool-input."""
+    with FakeOpenAIServer() as srv:
+        srv.enqueue([[ToolCall("roll_dice", {"sides": 20, "count": 4}, fragments=12, delay=0.08)], [Text("done")]])
+        app, events = await make_app(paths, srv.base_url)
+        try:
+            cid = app.chat.start_turn(None, "roll")
+            view_id = None
+            for _ in range(200):  # act as the view: handshake as soon as it is created
+                created = [d for e, d in events if e == "view.created"]
+                if created:
+                    view_id = created[0]["viewId"]
+                    break
+                await asyncio.sleep(0.01)
+            assert view_id
+            d = app.apphost.dispatcher
+            await d.handle(view_id, {"jsonrpc": "2.0", "id": 0, "method": "ui/initialize", "params": {
+                "protocolVersion": "2026-01-26", "appInfo": {"name": "t", "version": "1"}, "appCapabilities": {}}})
+            await d.handle(view_id, {"jsonrpc": "2.0", "method": "ui/notifications/initialized"})
+            await app.chat.wait(cid)
+        finally:
+            await app.stop()
+    posts = [d["message"] for e, d in events if e == "view.post" and d["viewId"] == view_id]
+    methods = [m["method"] for m in posts]
+    assert "ui/notifications/tool-input-partial" in methods
+    first_input = methods.index("ui/notifications/tool-input")
+    assert all(m == "ui/notifications/tool-input-partial" for m in methods[:first_input])
+    assert methods[first_input + 1] == "ui/notifications/tool-result"
+    partials = [m["params"]["arguments"] for m in posts[:first_input]]
+    assert all(set(p) <= {"sides", "count"} for p in partials)
+
+
+async def test_name_collisions_are_prefixed_and_mapped_back(paths: Paths) -> None:
+    """Two servers with the same tool names: prefixed for the model, routed to the right server."""
+    servers = {"left": demo(), "right": demo()}
+    with FakeOpenAIServer() as srv:
+        srv.tool_then_reply("right__roll_dice", {"count": 2}, "ok")
+        app, events = await make_app(paths, srv.base_url, servers=servers)
+        try:
+            cid = app.chat.start_turn(None, "roll on the right")
+            await app.chat.wait(cid)
+            call = app.store.messages(cid)[1]["toolCalls"][0]
+        finally:
+            await app.stop()
+    offered = {t["function"]["name"] for t in srv.requests[0]["tools"]}
+    assert {"left__roll_dice", "right__roll_dice"} <= offered and "roll_dice" not in offered
+    assert call["server"] == "right" and call["tool"] == "roll_dice" and call["status"] == "done"
+
+
+@pytest.mark.parametrize(("kind", "words"), [("auth", "key"), ("rate_limit", "rate"), ("context_length", "context")])
+async def test_provider_errors_appear_in_the_conversation(paths: Paths, kind: str, words: str) -> None:
+    """A provider error becomes a clear message in place; the conversation and the user's text are kept."""
+    with FakeOpenAIServer() as srv:
+        srv.enqueue([[Error(kind)]] * 3)  # the SDK retries 429s twice by itself
+        app, events = await make_app(paths, srv.base_url)
+        try:
+            cid = app.chat.start_turn(None, "hello there")
+            await app.chat.wait(cid)
+            messages = app.store.messages(cid)
+        finally:
+            await app.stop()
+    errors = [d for e, d in events if e == "chat.error"]
+    assert errors and words in errors[0]["message"].lower()
+    assert messages[0]["content"] == "hello there" and words in messages[-1]["error"].lower()
+
+
+async def test_stop_cancels_the_tool_call_and_the_view_is_told(paths: Paths) -> None:
+    """Stop during a tool call: the call is cancelled and its view gets tool-cancelled."""
+    fault = [sys.executable, str(ROOT / "tests" / "servers" / "fault_server.py")]
+    servers = {"fault": ServerConfig(command=fault[0], args=fault[1:])}
+    with FakeOpenAIServer() as srv:
+        srv.enqueue([[ToolCall("with_view", {})], [Text("never")]])
+        app, events = await make_app(paths, srv.base_url, servers=servers)
+        conn = app.servers.get("fault")
+        original = conn.call_tool
+
+        async def slow_call(name: str, arguments: Any, **kw: Any) -> Any:
+            return await original("slow", {"seconds": 30})
+
+        conn.call_tool = slow_call  # type: ignore[method-assign]  # the view's tool now takes 30 s
+        try:
+            cid = app.chat.start_turn(None, "go")
+            for _ in range(300):
+                if any(e == "view.created" for e, _ in events):
+                    break
+                await asyncio.sleep(0.01)
+            view_id = [d for e, d in events if e == "view.created"][0]["viewId"]
+            d = app.apphost.dispatcher
+            await d.handle(view_id, {"jsonrpc": "2.0", "id": 0, "method": "ui/initialize", "params": {
+                "protocolVersion": "2026-01-26", "appInfo": {"name": "t", "version": "1"}, "appCapabilities": {}}})
+            await d.handle(view_id, {"jsonrpc": "2.0", "method": "ui/notifications/initialized"})
+            await asyncio.sleep(0.5)
+            app.chat.stop(cid)
+            await app.chat.wait(cid)
+            call = app.store.messages(cid)[1]["toolCalls"][0]
+        finally:
+            await app.stop()
+    posts = [d["message"]["method"] for e, d in events if e == "view.post" and d["viewId"] == view_id
+             and "tool-" in d["message"].get("method", "")]
+    assert posts == ["ui/notifications/tool-input", "ui/notifications/tool-cancelled"]
+    assert call["status"] == "cancelled"
+    assert any(e == "chat.error" and d["kind"] == "stopped" for e, d in events)
+
+
+async def test_broken_streamed_arguments_do_not_run_the_tool(paths: Paths) -> None:
+    """Arguments that are not valid JSON are reported to the model as an error; the tool does not run."""
+    with FakeOpenAIServer() as srv:
+        srv.enqueue([[ToolCall("roll_dice", raw_arguments='{"sides": 6, "cou')], [Text("sorry")]])
+        app, _events = await make_app(paths, srv.base_url)
+        try:
+            cid = app.chat.start_turn(None, "roll")
+            await app.chat.wait(cid)
+            call = app.store.messages(cid)[1]["toolCalls"][0]
+        finally:
+            await app.stop()
+    assert call["status"] == "error" and "not valid JSON" in call["error"]
+    tool_msg = [m for m in srv.requests[1]["messages"] if m["role"] == "tool"][0]
+    assert "not valid JSON" in tool_msg["content"]
+
+
+async def test_model_context_goes_with_the_next_turn(paths: Paths) -> None:
+    """ui/update-model-context: the last update per view is in the next request the provider receives."""
+    with FakeOpenAIServer() as srv:
+        srv.enqueue([[Text("noted")]])
+        app, _events = await make_app(paths, srv.base_url)
+        try:
+            _cid, view, _r = await app.apphost.run_tool("moka-demo", "roll_dice", {})
+            assert view is not None
+            d = app.apphost.dispatcher
+            for text in ("first", "second"):
+                await d.handle(view.id, {"jsonrpc": "2.0", "id": 5, "method": "ui/update-model-context",
+                                         "params": {"content": [{"type": "text", "text": f"dice are {text}"}]}})
+            cid = app.chat.start_turn(None, "what do you see?")
+            await app.chat.wait(cid)
+        finally:
+            await app.stop()
+    user = [m for m in srv.requests[0]["messages"] if m["role"] == "user"][-1]["content"]
+    text = user if isinstance(user, str) else json.dumps(user)
+    assert "dice are second" in text and "dice are first" not in text and "what do you see?" in text
+
+
+async def test_no_backend_says_how_to_add_one(paths: Paths) -> None:
+    """With no backend the turn ends with the exact help; the Tool runner still works."""
+    config = MokaConfig(mcpServers={"moka-demo": demo()})
+    app = MokaApp(paths, config=config)
+    events: list[tuple[str, Any]] = []
+    app.subscribe(lambda ev, data: events.append((ev, data)))
+    await app.start()
+    try:
+        await app.servers.wait_ready(timeout=30)
+        cid = app.chat.start_turn(None, "hi")
+        await app.chat.wait(cid)
+        _c, _v, result = await app.apphost.run_tool("moka-demo", "roll_dice", {}, with_view=False)
+    finally:
+        await app.stop()
+    err = [d for e, d in events if e == "chat.error"][0]["message"]
+    assert "Settings" in err and "OPENAI_API_KEY" in err and "ollama" in err.lower()
+    assert result["structuredContent"]["count"] == 1
+
+
+async def test_anthropic_plugin_runs_the_same_loop(paths: Paths) -> None:
+    """The first-party Anthropic plugin (entry point) drives the same loop over the Messages format."""
+    pytest.importorskip("moka_anthropic")
+    with FakeAnthropicServer() as srv:
+        srv.tool_then_reply("roll_dice", {"sides": 8, "count": 2}, "Two d8s.")
+        os.environ["ANTHROPIC_API_KEY"] = "sk-ant-test"
+        try:
+            app, _events = await make_app(paths, srv.base_url, backend="anthropic")
+            try:
+                assert "anthropic" in app.backends
+                cid = app.chat.start_turn(None, "roll two d8")
+                await app.chat.wait(cid)
+                messages = app.store.messages(cid)
+            finally:
+                await app.stop()
+        finally:
+            del os.environ["ANTHROPIC_API_KEY"]
+    assert messages[1]["toolCalls"][0]["result"]["structuredContent"]["sides"] == 8
+    assert messages[-1]["content"] == "Two d8s."
+    names = [t["name"] for t in srv.requests[0]["tools"]]
+    assert "roll_dice" in names and "reroll_dice" not in names
+    assert "sk-ant-test" not in json.dumps(app.inspector.query(limit=100000))  # keys never reach the inspector
