@@ -4,7 +4,7 @@
 import { api } from "./api.js";
 import { h, clear } from "./dom.js";
 import { icon } from "./icons.js";
-import { button, badge, openDialog, confirmDialog, toast, toastError, emptyState } from "./ui.js";
+import { button, iconButton, badge, openDialog, confirmDialog, toast, toastError, emptyState } from "./ui.js";
 import { store } from "./store.js";
 
 const TONE = { ready: "success", connecting: "warning", failed: "danger", stopped: "neutral", disabled: "neutral" };
@@ -13,6 +13,7 @@ let list;
 let ctx;
 
 function render(servers) {
+  if (!document.getElementById("screen-servers")?.hidden) ctx.setSubtitle(subtitle());
   clear(list);
   if (!servers.length) {
     list.append(emptyState("servers", "No servers yet", "Add an MCP server, or import the config of Claude Desktop, Cursor or VS Code.",
@@ -32,7 +33,7 @@ function serverCard(s) {
   toggle.addEventListener("click", busy(toggle, () => api.call("servers.setEnabled", { name: s.name, enabled: !enabled })));
   const restart = button("Restart", { small: true, icon: "restart", "data-action": "restart", disabled: !enabled });
   restart.addEventListener("click", busy(restart, () => api.call("servers.restart", { name: s.name })));
-  const remove = button("Remove", { small: true, icon: "trash", variant: "ghost", "data-action": "remove" });
+  const remove = iconButton("trash", `Remove ${s.name}`, { "data-action": "remove", className: "danger-hover" });
   remove.addEventListener("click", busy(remove, async () => {
     const ok = await confirmDialog({ title: `Remove ${s.name}?`, message: "Moka stops the server and removes it from the config file.", confirmLabel: "Remove", danger: true });
     if (ok) { await api.call("servers.remove", { name: s.name }); store.refreshServers(); }
@@ -49,15 +50,15 @@ function serverCard(s) {
       h("div", { class: "server-icon" }, icon("servers", { size: 18 })),
       h("div", { class: "grow" }, h("h3", { class: "server-name", text: s.name })),
       h("span", { class: "status-badge badge badge-dot badge-" + (TONE[s.status] || "neutral"), "data-status": s.status, text: s.status })),
-    h("dl", { class: "server-facts" }, facts.map(([k, v]) => h("div", {}, h("dt", { text: k }), h("dd", { text: v || "—" })))),
+    h("dl", { class: "server-facts" }, facts.map(([k, v]) => h("div", {}, h("dt", { text: k }), h("dd", { text: v || "—", title: v || "" })))),
     s.error ? h("div", { class: "server-error", role: "alert" }, icon("alert", { size: 15 }), h("div", { class: "grow" }, h("strong", { text: "Last error" }), h("p", { text: s.error }))) : null,
     stderr.length ? h("details", { class: "fold server-stderr" },
       h("summary", {}, icon("chevron", { size: 14 }), `stderr (${stderr.length} line${stderr.length === 1 ? "" : "s"})`),
       h("pre", { class: "block", text: stderr.slice(-STDERR_LINES).join("\n") })) : null,
-    h("footer", { class: "server-actions" }, toggle, restart,
-      button("Tools", { small: true, variant: "ghost", icon: "runner", disabled: s.status !== "ready", onclick: () => ctx.navigate("runner", { server: s.name }) }),
-      button("Messages", { small: true, variant: "ghost", icon: "inspector", onclick: () => ctx.navigate("inspector", { server: s.name }) }),
-      h("span", { class: "grow" }), remove));
+    h("footer", { class: "server-actions" }, toggle, restart, h("span", { class: "grow" }),
+      iconButton("runner", `Run ${s.name}'s tools`, { "data-action": "tools", disabled: s.status !== "ready", onclick: () => ctx.navigate("runner", { server: s.name }) }),
+      iconButton("inspector", `${s.name}'s messages in the Inspector`, { "data-action": "messages", onclick: () => ctx.navigate("inspector", { server: s.name }) }),
+      remove));
 }
 
 // ---- add and import ------------------------------------------------------------------------
@@ -186,6 +187,11 @@ function importDialog() {
   });
 }
 
+function subtitle() {
+  const s = store.servers || [];
+  return s.length ? `${s.filter((x) => x.status === "ready").length} of ${s.length} ready` : "";
+}
+
 export default {
   id: "servers",
   title: "Servers",
@@ -200,10 +206,7 @@ export default {
 
   show() { store.refreshServers().catch(toastError); },
 
-  subtitle() {
-    const s = store.servers || [];
-    return s.length ? `${s.filter((x) => x.status === "ready").length} of ${s.length} ready` : "";
-  },
+  subtitle,
 
   actions() {
     return [

@@ -170,7 +170,7 @@ function fail(rec, reason, detail) {
     h("div", { class: "grow stack" },
       h("strong", { text: "This view could not run" }),
       h("p", { class: "muted", text: reason || "The view failed." }),
-      detail ? h("details", { class: "fold" }, h("summary", {}, icon("chevron", { size: 14 }), "Details"),
+      detail && (typeof detail === "string" || Object.keys(detail).length) ? h("details", { class: "fold" }, h("summary", {}, icon("chevron", { size: 14 }), "Details"),
         h("pre", { class: "block", text: typeof detail === "string" ? detail : JSON.stringify(detail, null, 2) })) : null,
       h("div", { class: "row" },
         button("Open in Inspector", { icon: "inspector", small: true, onclick: () => openInspector(rec), "data-action": "inspect" }),
@@ -180,12 +180,9 @@ function fail(rec, reason, detail) {
 // ---- display modes -------------------------------------------------------------------------
 
 async function requestMode(rec, mode) {
-  try {
-    const res = await api.call("view.setDisplayMode", { viewId: rec.id, mode });
-    applyMode(rec, res?.mode || mode);
-  } catch (err) {
-    toastError(err);
-  }
+  // The core answers with the wire mode it told the view; the view.display event that comes
+  // with it carries the registered mode id, so that event alone changes the card.
+  try { await api.call("view.setDisplayMode", { viewId: rec.id, mode }); } catch (err) { toastError(err); }
 }
 
 function applyMode(rec, mode, wireMode, opensWindow) {
