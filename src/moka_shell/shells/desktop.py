@@ -1,0 +1,189 @@
+"""The desktop shell: pywebview windows around the same UI, with one narrow js_api entry.
+
+This module (and ``check_webview``) are the only ones that import ``webview``. The core
+runs on its own thread; js_api calls arrive on pywebview's worker threads and are handed
+to the core loop; events come back through ``evaluate_js`` from one pusher thread.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import queue
+import sys
+import threading
+import webbrowser
+from pathlib import Path
+from typing import Any
+
+from moka_shell.paths import Paths
+from moka_shell.shells.runtime import CoreThread
+
+DEFAULT_SIZE = (1180, 820)
+
+
+class JsApi:
+    """What the page sees as ``window.pywebview.api``: exactly one method, ``rpc``.
+
+    pywebview exposes every public attribute, so everything else is private.
+    """
+
+    def __init__(self, core: CoreThread) -> None:
+        self._core = core
+
+    def rpc(self, frame: str) -> str:
+        """Run one Bridge frame (a JSON string) on the core loop; returns the reply as JSON."""
+        try:
+            parsed = json.loads(frame)
+        except (TypeError, json.JSONDecodeError):
+            return json.dumps({"error": {"code": -32700, "message": "the frame is not JSON"}})
+        assert self._core.web is not None
+        reply = self._core.submit(self._core.web.bridge.handle(parsed)).result()
+        return json.dumps(reply or {}, default=str)
+
+
+class WindowState:
+    """Remembers the main window's size and position between runs."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            self.data = {}
+
+    def geometry(self) -> dict[str, Any]:
+        """Keyword arguments for create_window."""
+        w, h = self.data.get("width", DEFAULT_SIZE[0]), self.data.get("height", DEFAULT_SIZE[1])
+        out: dict[str, Any] = {"width": max(640, int(w)), "height": max(480, int(h))}
+        if isinstance(self.data.get("x"), int) and isinstance(self.data.get("y"), int):
+            out["x"], out["y"] = self.data["x"], self.data["y"]
+        return out
+
+    def update(self, **values: int) -> None:
+        """Record new geometry (saved on close)."""
+        self.data.update(values)
+
+    def save(self) -> None:
+        """Write the state file."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(json.dumps(self.data), encoding="utf-8")
+        except OSError:
+            pass  # losing the window position is not worth an error
+
+
+class Pusher:
+    """Delivers core events to windows from one thread, so the core loop never blocks on the GUI."""
+
+    def __init__(self) -> None:
+        self.windows: dict[str, Any] = {}
+        self.q: queue.Queue[str | None] = queue.Queue()
+        self.thread = threading.Thread(target=self._run, name="moka-push", daemon=True)
+
+    def push(self, event: str, data: Any) -> None:
+        """Queue one event for every window."""
+        self.q.put(json.dumps({"event": event, "data": data}, default=str))
+
+    def _run(self) -> None:
+        while True:
+            payload = self.q.get()
+            if payload is None:
+                return
+            script = f"window.__mokaPush && window.__mokaPush({payload})"
+            for window in list(self.windows.values()):
+                try:
+                    window.evaluate_js(script)
+                except Exception:  # a closing window must not stop the others
+                    continue
+
+
+def _prepare_environment() -> None:
+    # QtWebEngine refuses to run as root without --no-sandbox.
+    if hasattr(os, "getuid") and os.getuid() == 0 and "--no-sandbox" not in os.environ.get(
+            "QTWEBENGINE_CHROMIUM_FLAGS", ""):
+        os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = (os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", "") + " --no-sandbox").strip()
+
+
+def run_desktop(paths: Paths, *, exit_after: float | None = None) -> int:
+    """Open the main window and run until it closes."""
+    _prepare_environment()
+    import webview
+
+    core = CoreThread(paths, mode="desktop")
+    core.start()
+    app, web = core.app, core.web
+    assert app is not None and web is not None
+    api = JsApi(core)
+    state = WindowState(paths.state_file)
+    pusher = Pusher()
+    main = webview.create_window("Moka", url=web.url, js_api=api, min_size=(640, 480), text_select=True,
+                                 **state.geometry())
+    pusher.windows["main"] = main
+    main.events.resized += lambda w, h: state.update(width=w, height=h)
+    main.events.moved += lambda x, y: state.update(x=x, y=y)
+    popouts: dict[str, Any] = {}
+
+    def on_event(event: str, data: Any) -> None:
+        pusher.push(event, data)
+        if event == "view.display" and isinstance(data, dict) and data.get("opensWindow"):
+            open_popout(data["viewId"])
+
+    def open_popout(view_id: str) -> None:
+        view = app.apphost.views.get(view_id)
+        if view is None or view_id in popouts:
+            return
+        win = webview.create_window(f"{view.tool.title or view.tool.name} — Moka", url=app.apphost.popout_url(view),
+                                    js_api=api, width=720, height=640, min_size=(320, 240))
+        popouts[view_id] = win
+        pusher.windows[f"popout:{view_id}"] = win
+
+        def closed() -> None:
+            popouts.pop(view_id, None)
+            pusher.windows.pop(f"popout:{view_id}", None)
+            frame = {"id": None, "method": "view.event", "params": {"viewId": view_id, "kind": "popout-closed"}}
+            core.submit(web.bridge.handle(frame))
+
+        win.events.closed += closed
+
+    app.subscribe(on_event)
+    app.inspector.subscribe(lambda ev: pusher.push("inspector.event", ev))
+    app.link_opener = lambda url: threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+    app.download_saver = lambda file: _save_download(main, file)
+    pusher.thread.start()
+
+    def after_start() -> None:
+        if exit_after is not None:
+            threading.Timer(exit_after, main.destroy).start()
+
+    try:
+        webview.start(after_start, private_mode=True)
+    finally:
+        state.save()
+        pusher.q.put(None)
+        core.stop()
+    return 0
+
+
+async def _save_download(window: Any, file: dict[str, Any]) -> None:
+    """Ask where to save a view's download with the native dialog, then write it."""
+    import asyncio
+
+    import webview
+
+    def ask() -> Any:
+        return window.create_file_dialog(webview.FileDialog.SAVE, save_filename=file["filename"])
+
+    chosen = await asyncio.to_thread(ask)
+    if not chosen:
+        return
+    target = Path(chosen if isinstance(chosen, str) else chosen[0])
+    data = base64.b64decode(file["blob"]) if file.get("blob") else (file.get("text") or "").encode("utf-8")
+    target.write_bytes(data)
+
+
+if __name__ == "__main__":  # pragma: no cover - manual runs
+    from moka_shell.paths import resolve_paths
+
+    sys.exit(run_desktop(resolve_paths()))
