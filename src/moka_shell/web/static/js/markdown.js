@@ -150,12 +150,12 @@ function splitRow(line) {
 function table(lines, start, parent) {
   const head = splitRow(lines[start]);
   const aligns = splitRow(lines[start + 1]).map((c) => (c.startsWith(":") && c.endsWith(":") ? "center" : c.endsWith(":") ? "right" : ""));
-  const thead = h("thead", {}, h("tr", {}, head.map((c, n) => inline(h("th", { style: aligns[n] ? `text-align:${aligns[n]}` : "" }), c))));
+  const thead = h("thead", {}, h("tr", {}, head.map((c, n) => inline(h("th", { style: aligns[n] ? `text-align:${aligns[n]}` : null }), c))));
   const tbody = h("tbody");
   let i = start + 2;
   while (i < lines.length && lines[i].includes("|") && lines[i].trim()) {
     const cells = splitRow(lines[i]);
-    tbody.append(h("tr", {}, head.map((_, n) => inline(h("td", { style: aligns[n] ? `text-align:${aligns[n]}` : "" }), cells[n] || ""))));
+    tbody.append(h("tr", {}, head.map((_, n) => inline(h("td", { style: aligns[n] ? `text-align:${aligns[n]}` : null }), cells[n] || ""))));
     i++;
   }
   parent.append(h("div", { class: "md-table" }, h("table", {}, thead, tbody)));
@@ -237,7 +237,12 @@ function matchLink(text, i) {
     else if (text[j] === "]" && --depth === 0) break;
   }
   if (j >= text.length || text[j + 1] !== "(") return null;
-  const close = text.indexOf(")", j + 2);
+  // The target may hold balanced parentheses, e.g. a Wikipedia URL "…/Foo_(bar)".
+  let close = -1;
+  for (let k = j + 2, open = 0; k < text.length; k++) {
+    if (text[k] === "(") open++;
+    else if (text[k] === ")" && open-- === 0) { close = k; break; }
+  }
   if (close < 0) return null;
   const target = text.slice(j + 2, close).trim().replace(/\s+"[^"]*"$/, "").replace(/^<|>$/g, "");
   return { label: text.slice(i + 1, j), url: target, end: close + 1 };

@@ -150,7 +150,7 @@ async function run() {
     const ms = Math.round(performance.now() - started);
     const isError = Boolean(res?.result?.isError);
     entry.status.replaceWith(entry.status = badge(isError ? `Tool error · ${ms} ms` : `Done · ${ms} ms`, isError ? "warning" : "success"));
-    clear(entry.body).append(renderToolResult(res?.result, { openStructured: true }));
+    clear(entry.body).append(renderToolResult(res?.result));
     entry.el.dataset.callId = res?.callId || "";
   } catch (err) {
     entry.status.replaceWith(entry.status = badge("Failed", "danger"));

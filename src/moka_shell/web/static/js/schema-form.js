@@ -106,7 +106,8 @@ function stringField(schema, path, ctx, opts) {
     el: f.el,
     get: () => (input.value === "" && !opts.required ? { present: false } : { present: true, value: input.value }),
     set,
-    validate() {
+    validate(silent) {
+      if (silent) return f.showErrors([]);
       const v = input.value;
       const errors = [];
       if (v === "") { if (opts.required) errors.push("Required."); return f.showErrors(errors); }
@@ -140,7 +141,8 @@ function numberField(schema, path, ctx, opts) {
       return n === undefined || Number.isNaN(n) ? { present: false } : { present: true, value: n };
     },
     set,
-    validate() {
+    validate(silent) {
+      if (silent) return f.showErrors([]);
       const errors = [];
       const n = parse();
       if (n === undefined) {
@@ -196,7 +198,7 @@ function enumField(schema, path, ctx, opts) {
     el: f.el,
     get: () => (select.value === "" ? { present: false } : { present: true, value: values[Number(select.value)] }),
     set,
-    validate: () => f.showErrors(select.value === "" && opts.required ? ["Choose a value."] : []),
+    validate: (silent) => f.showErrors(!silent && select.value === "" && opts.required ? ["Choose a value."] : []),
   };
 }
 
@@ -218,7 +220,8 @@ function jsonField(schema, path, ctx, opts) {
     el: f.el,
     get() { if (!area.value.trim()) return { present: false }; const p = parse(); return p.ok ? { present: true, value: p.value } : { present: false }; },
     set,
-    validate() {
+    validate(silent) {
+      if (silent) return f.showErrors([]);
       if (!area.value.trim()) return f.showErrors(opts.required ? ["Required."] : []);
       const p = parse();
       return f.showErrors(p.ok ? [] : [`Not valid JSON: ${p.message}`]);
@@ -259,7 +262,11 @@ function objectField(schema, path, ctx, opts = {}) {
       for (const [key, val] of Object.entries(obj)) if (!(key in props)) extras[key] = val;
       for (const [key, c] of children) c.set(obj[key]);
     },
-    validate: () => children.flatMap(([, c]) => c.validate()),
+    validate(silent) {
+      // An optional object left entirely empty is simply absent: its own required fields don't apply.
+      const absent = !opts.isRoot && !opts.required && !children.some(([, c]) => c.get().present);
+      return children.flatMap(([, c]) => c.validate(silent || absent));
+    },
   };
 }
 
@@ -297,9 +304,10 @@ function arrayField(schema, path, ctx, opts) {
       return value.length || opts.required ? { present: true, value } : { present: false };
     },
     set,
-    validate() {
-      const errors = items.flatMap((e) => e.field.validate());
+    validate(silent) {
+      const errors = items.flatMap((e) => e.field.validate(silent));
       const own = [];
+      if (silent) { errorEl.hidden = true; return []; }
       if (opts.required && !items.length && (schema.minItems ?? 1) > 0) own.push("Add at least one item.");
       if (schema.minItems !== undefined && items.length && items.length < schema.minItems) own.push(`At least ${schema.minItems} items.`);
       if (schema.maxItems !== undefined && items.length > schema.maxItems) own.push(`At most ${schema.maxItems} items.`);
@@ -328,9 +336,10 @@ function multiChoiceField(schema, itemSchema, path, ctx, opts) {
     el,
     get: () => (chosen().length || opts.required ? { present: true, value: chosen() } : { present: false }),
     set,
-    validate() {
+    validate(silent) {
       const n = chosen().length;
       const own = [];
+      if (silent) { errorEl.hidden = true; return []; }
       if (opts.required && !n && (schema.minItems ?? 1) > 0) own.push("Choose at least one.");
       if (schema.minItems !== undefined && n < schema.minItems && n) own.push(`Choose at least ${schema.minItems}.`);
       if (schema.maxItems !== undefined && n > schema.maxItems) own.push(`Choose at most ${schema.maxItems}.`);
