@@ -42,6 +42,9 @@ class Bridge:
             "theme.set": self.theme_set, "theme.system": self.theme_system, "theme.get": self.theme_get,
             "consent.answer": self.consent_answer,
         }
+        from moka_shell.core.chat_bridge import chat_methods
+
+        self.methods.update(chat_methods(app))
 
     def add(self, name: str, method: Method) -> None:
         """Add a method (the chat engine and settings register theirs)."""

@@ -55,6 +55,7 @@ class AppHost:
         self.viewport: dict[str, Any] = {"width": 760, "height": 700}
         self.client: dict[str, Any] = {}
         self.handshake_timeout = HANDSHAKE_TIMEOUT
+        self._watchers: set[asyncio.Task[None]] = set()
         from moka_shell.core.dispatcher import Dispatcher
 
         self.dispatcher = Dispatcher(self)
@@ -86,8 +87,13 @@ class AppHost:
         if resource.error:
             self.fail(view, resource.error)
         else:
-            asyncio.get_running_loop().create_task(self._watch_handshake(view, view.key))
+            self._watch(view)
         return view
+
+    def _watch(self, view: View) -> None:
+        task = asyncio.get_running_loop().create_task(self._watch_handshake(view, view.key))
+        self._watchers.add(task)
+        task.add_done_callback(self._watchers.discard)
 
     def _announce(self, view: View) -> None:
         self.app.emit("view.created", self.describe(view))
@@ -347,7 +353,7 @@ class AppHost:
         view.timings = {}
         view.mark("created")
         self._announce(view)
-        asyncio.get_running_loop().create_task(self._watch_handshake(view, view.key))
+        self._watch(view)
 
     def _drop_inflight(self, view: View) -> None:
         for task in view.inflight.values():
@@ -377,6 +383,8 @@ class AppHost:
         """Tear down every live view (shutdown)."""
         await asyncio.gather(*(self.close(v, "Moka is closing") for v in list(self.views.values()) if v.live),
                              return_exceptions=True)
+        for task in list(self._watchers):
+            task.cancel()
 
     def get(self, view_id: str) -> View:
         """A view by id, or a JSON-RPC error."""

@@ -400,9 +400,3 @@ class ChatEngine:
             self.app.apphost.cancel(view, "Moka stopped before this call finished.")
         return view
 
-    def bridge_methods(self) -> dict[str, Any]:
-        """The chat, conversation and settings methods of the Bridge."""
-        from moka_shell.core.chat_bridge import chat_methods
-
-        return chat_methods(self)
-

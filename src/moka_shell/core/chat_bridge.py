@@ -11,7 +11,7 @@ from moka_shell.core.secrets import delete_key, has_key, store_key
 from moka_shell.errors import BridgeError
 
 if TYPE_CHECKING:
-    from moka_shell.core.chat import ChatEngine
+    from moka_shell.core.app import MokaApp
 
 _SETTABLE = {
     "agent.backend", "agent.model", "agent.options", "agent.systemPrompt", "agent.maxSteps", "agent.baseUrls",
@@ -34,42 +34,47 @@ def export_markdown(title: str, messages: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def chat_methods(chat: ChatEngine) -> dict[str, Any]:
-    """The methods, bound to one ChatEngine."""
-    app, store = chat.app, chat.store
+def chat_methods(app: MokaApp) -> dict[str, Any]:
+    """The methods, bound to one app (chat ones need its ChatEngine; settings work without)."""
+
+    def engine() -> Any:
+        if app.chat is None:
+            raise BridgeError(BridgeError.DENIED, "conversations are not available in this mode")
+        return app.chat
 
     async def send(p: dict[str, Any]) -> dict[str, Any]:
         text = str(p.get("text") or "").strip()
         if not text:
             raise BridgeError(BridgeError.INVALID_PARAMS, "the message is empty")
-        return {"conversationId": chat.start_turn(p.get("conversationId"), text)}
+        return {"conversationId": engine().start_turn(p.get("conversationId"), text)}
 
     async def stop(p: dict[str, Any]) -> dict[str, Any]:
-        chat.stop(str(p["conversationId"]))
+        engine().stop(str(p["conversationId"]))
         return {}
 
     async def list_(p: dict[str, Any]) -> list[dict[str, Any]]:
-        return store.list_conversations(p.get("query") or None)
+        return engine().store.list_conversations(p.get("query") or None)
 
     async def get(p: dict[str, Any]) -> dict[str, Any]:
         cid = str(p["id"])
-        if not store.has_conversation(cid):
+        if not engine().store.has_conversation(cid):
             raise BridgeError(BridgeError.INVALID_PARAMS, f"no conversation {cid!r}")
-        running = cid in chat.turns and chat.turns[cid].task is not None and not chat.turns[cid].task.done()
-        return {"id": cid, "title": store.title(cid), "messages": store.messages(cid), "running": running}
+        turn = engine().turns.get(cid)
+        running = turn is not None and turn.task is not None and not turn.task.done()
+        return {"id": cid, "title": engine().store.title(cid), "messages": engine().store.messages(cid), "running": running}
 
     async def rename(p: dict[str, Any]) -> dict[str, Any]:
-        store.rename(str(p["id"]), str(p["title"]))
+        engine().store.rename(str(p["id"]), str(p["title"]))
         return {}
 
     async def delete(p: dict[str, Any]) -> dict[str, Any]:
-        chat.stop(str(p["id"]))
-        store.delete(str(p["id"]))
+        engine().stop(str(p["id"]))
+        engine().store.delete(str(p["id"]))
         return {}
 
     async def export(p: dict[str, Any]) -> dict[str, Any]:
         cid = str(p["id"])
-        title, messages = store.title(cid), store.messages(cid)
+        title, messages = engine().store.title(cid), engine().store.messages(cid)
         slug = re.sub(r"[^A-Za-z0-9]+", "-", title).strip("-")[:40] or "conversation"
         if p.get("format") == "markdown":
             return {"filename": f"{slug}.md", "content": export_markdown(title, messages)}
@@ -79,7 +84,7 @@ def chat_methods(chat: ChatEngine) -> dict[str, Any]:
     async def settings_get(p: dict[str, Any]) -> dict[str, Any]:
         cfg = app.config
         backends = []
-        local = await chat.detect_local() if p.get("detect", True) else []
+        local = await app.chat.detect_local() if app.chat is not None and p.get("detect", True) else []
         for bid, reg in sorted(app.backends.items()):
             b = reg.obj
             backends.append({"id": bid, "name": b.display_name, "needsKey": b.needs_key,
@@ -92,8 +97,8 @@ def chat_methods(chat: ChatEngine) -> dict[str, Any]:
             "displayModes": [{"id": m, "label": r.obj.label, "wireMode": r.obj.wire_mode}
                              for m, r in app.display_modes.items()],
         }
-        if not chat.backend_configured():
-            help_text = chat.no_backend_help()
+        if app.chat is not None and not app.chat.backend_configured():
+            help_text = app.chat.no_backend_help()
             if local:
                 help_text += f"\nFound a local model server right now: {', '.join(local)} — pick it in Settings."
             out["noBackendHelp"] = help_text

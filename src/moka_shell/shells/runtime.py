@@ -33,7 +33,6 @@ async def start_core(paths: Paths, *, mode: str, port: int = 0, servers: list[st
     web = WebServer(app, port=port)
     await web.start()
     await app.start(servers=servers, store=store)
-    web.bridge.methods.update(app.chat.bridge_methods() if app.chat else {})
     return app, web
 
 
