@@ -17,7 +17,7 @@ const convs = new Map(); // conversationId -> Conv (threads stay in the DOM so t
 let draft = null; // the unsent "new chat" thread
 let pendingNew = null; // a draft whose first chat.send has not told us its id yet
 let active = null;
-let ctx, sidebar, scroller, threads, composer, sendBtn, stopBtn;
+let ctx, sidebar, scroller, threads, composer, sendBtn, stopBtn, jumpBtn;
 let stick = true; // follow new content while the person is at the bottom
 
 class Conv {
@@ -42,6 +42,7 @@ function show(conv) {
   if (!conv.id) renderDraftWelcome();
   syncComposer();
   stick = true;
+  jumpBtn.hidden = true;
   scrollToEnd();
 }
 
@@ -207,7 +208,11 @@ function errorBlock(message, kind) {
 // ---- scrolling -----------------------------------------------------------------------------
 
 function scrollToEnd() { scroller.scrollTop = scroller.scrollHeight; }
-function follow() { if (stick) requestAnimationFrame(scrollToEnd); }
+// New content while the person reads further up: offer a way down instead of yanking the page.
+function follow() {
+  if (stick) requestAnimationFrame(scrollToEnd);
+  else jumpBtn.hidden = false;
+}
 
 // ---- composer ------------------------------------------------------------------------------
 
@@ -317,6 +322,11 @@ function wire() {
   store.on("settings", refreshWelcome);
 }
 
+function toggleSidebar(btn, open = !sidebar.el.classList.contains("open")) {
+  sidebar.el.classList.toggle("open", open);
+  (btn || document.getElementById("conv-toggle"))?.setAttribute("aria-expanded", String(open));
+}
+
 // ---- screen --------------------------------------------------------------------------------
 
 export default {
@@ -327,8 +337,8 @@ export default {
   init(section, context) {
     ctx = context;
     sidebar = createSidebar({
-      onOpen: open,
-      onNew: newChat,
+      onOpen: (id) => { toggleSidebar(null, false); open(id); },
+      onNew: () => { toggleSidebar(null, false); newChat(); },
       onDeleted: (id) => {
         const conv = convs.get(id);
         if (conv) { conv.el.remove(); convs.delete(id); }
@@ -338,7 +348,13 @@ export default {
     });
     threads = h("div", { class: "threads" });
     scroller = h("div", { class: "chat-scroll", id: "chat-scroll" }, threads);
-    scroller.addEventListener("scroll", () => { stick = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80; });
+    scroller.addEventListener("scroll", () => {
+      stick = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
+      if (stick) jumpBtn.hidden = true;
+    });
+    jumpBtn = h("button", { type: "button", class: "jump-latest", id: "jump-latest", hidden: true,
+      onclick: () => { stick = true; scroller.scrollTo({ top: scroller.scrollHeight, behavior: "smooth" }); jumpBtn.hidden = true; } },
+    icon("chevronDown", { size: 15 }), h("span", { text: "Latest" }));
     composer = h("textarea", {
       id: "composer", class: "composer-input", rows: 1, placeholder: "Message Moka…", "aria-label": "Message",
       oninput: autosize,
@@ -354,7 +370,10 @@ export default {
     const composerBox = h("div", { class: "composer" },
       h("div", { class: "composer-box" }, composer, sendBtn, stopBtn),
       h("p", { class: "composer-hint" }, h("kbd", { text: "Enter" }), " to send · ", h("kbd", { text: "Shift" }), " + ", h("kbd", { text: "Enter" }), " for a new line"));
-    section.append(sidebar.el, h("div", { class: "chat-main" }, scroller, composerBox));
+    section.append(sidebar.el, h("div", { class: "chat-main" }, scroller, jumpBtn, composerBox));
+    document.addEventListener("keydown", (e) => {
+      if (e.key === "Escape" && sidebar.el.classList.contains("open") && !document.querySelector("dialog[open]")) toggleSidebar(null, false);
+    });
     wire();
   },
 
@@ -366,8 +385,18 @@ export default {
   },
 
   actions() {
-    return [button("New chat", { icon: "plus", variant: "ghost", small: true, onclick: newChat, id: "chat-new" })];
+    return [
+      // Only shown when the window is too narrow for the sidebar (see chat.css).
+      button("Conversations", { icon: "chat", variant: "ghost", small: true, id: "conv-toggle", "aria-expanded": "false",
+        onclick: (e) => toggleSidebar(e.currentTarget) }),
+      button("New chat", { icon: "plus", variant: "ghost", small: true, onclick: newChat, id: "chat-new" }),
+    ];
   },
 
-  focusSearch() { sidebar.focusSearch(); },
+  subtitle: () => (active?.id ? sidebar.titleOf(active.id) || "" : active ? "New conversation" : ""),
+
+  focusSearch() {
+    if (window.matchMedia("(max-width: 860px)").matches) toggleSidebar(null, true);
+    sidebar.focusSearch();
+  },
 };

@@ -39,7 +39,8 @@ function modelCard(s) {
   const current = backends.find((b) => b.id === agent.backend);
   const backendSel = h("select", { class: "select", id: "settings-backend", onchange: (e) => set("agent.backend", e.target.value || null) },
     h("option", { value: "", text: "None (Tool runner only)" }),
-    backends.map((b) => h("option", { value: b.id, text: b.available === false ? `${b.name} (not installed)` : b.name })));
+    // `available` means a local model server answered just now (Ollama, LM Studio…).
+    backends.map((b) => h("option", { value: b.id, text: b.available ? `${b.name} — running on this computer` : b.name })));
   backendSel.value = agent.backend || "";
   const model = h("input", { class: "input", id: "settings-model", value: agent.model || "", placeholder: current?.defaultModel || "model name", autocomplete: "off", spellcheck: "false" });
   const saveModel = () => { if (model.value.trim() !== (agent.model || "")) set("agent.model", model.value.trim() || null); };
@@ -48,7 +49,6 @@ function modelCard(s) {
   const parts = [row("Backend", "Which service answers in the chat.", backendSel, "settings-backend")];
   if (current) {
     parts.push(row("Model", current.defaultModel ? `Leave empty for ${current.defaultModel}.` : "The model id the backend expects.", model, "settings-model"));
-    if (current.available === false) parts.push(h("div", { class: "notice warn" }, icon("alert", { size: 16 }), h("p", { text: `${current.name} needs its plugin package installed.` })));
     if (current.needsKey) parts.push(keyRow(current));
   } else if (s.noBackendHelp) {
     parts.push(h("div", { class: "notice" }, icon("info", { size: 16 }), h("p", { class: "notice-text", text: s.noBackendHelp })));
