@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conftest import server_script
+from support import server_script
 from moka_shell.config import MokaConfig, ServerConfig
 from moka_shell.core.app import MokaApp
 from moka_shell.core.dispatcher import sanitize_filename

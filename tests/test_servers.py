@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import node, npm_server, server_script
+from support import node, npm_server, server_script
 from moka_shell.config import ServerConfig
 from moka_shell.core.servers import ServerManager
 from moka_shell.errors import ServerUnavailableError, ToolCallError

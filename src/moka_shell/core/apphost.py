@@ -131,9 +131,12 @@ class AppHost:
         await asyncio.sleep(self.handshake_timeout)
         if view.key == key and view.state == "loading" and not view.initialized:
             got_init = "initialize" in view.timings
-            self.fail(view, f"the view did not finish the MCP Apps handshake within {self.handshake_timeout:g} s "
+            reason = (f"the view did not finish the MCP Apps handshake within {self.handshake_timeout:g} s "
                       + ("(ui/initialize was answered, but ui/notifications/initialized never came)" if got_init
                          else "(no ui/initialize arrived: the app's script did not start or could not reach Moka)"))
+            if view.problems:
+                reason += "; before that, " + "; ".join(view.problems[:3])
+            self.fail(view, reason)
 
     # ---- feeding views ----------------------------------------------------------------------
 

@@ -152,15 +152,19 @@ class Dispatcher:
         if params.get("logger") != "moka.view" or not isinstance(data, dict):
             return
         kind = data.get("kind")
+        if kind == "csp" and data.get("blockedURI") == "eval":
+            # Zod and others probe for eval and fall back; only a warning (a real need shows as a failure).
+            view.warnings.append("the view tried eval(), which the CSP blocks; set \"allowUnsafeEval\": true on "
+                                 "the server in the config if it needs it")
+            return
         if kind == "csp":
             problem = f"blocked by the view's Content-Security-Policy: {data.get('directive')} {data.get('blockedURI')}"
         else:
             problem = f"the view threw an error: {data.get('message')}"
         view.problems.append(problem)
-        if not view.initialized:
-            self.host.fail(view, problem, data)  # it broke before the handshake: say so now
-        else:
-            self.app.emit("view.problem", {"viewId": view.id, "kind": kind, "reason": problem, "detail": data})
+        # Never fatal by itself: a view that really broke misses its handshake, and the
+        # failure then names this problem. A live view gets a warning strip.
+        self.app.emit("view.problem", {"viewId": view.id, "kind": kind, "reason": problem, "detail": data})
 
     async def _refresh_app_tools(self, view: View) -> None:
         try:

@@ -53,6 +53,7 @@ class View:
     next_id: int = 0
     timings: dict[str, float] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     def mark(self, what: str) -> None:
         """Record when a lifecycle step happened (perf_counter seconds)."""

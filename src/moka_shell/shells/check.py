@@ -199,9 +199,14 @@ class Checker:
                           "message": e["message"]} for e in events if e["channel"] == "ui.rpc"]
         for e in events:
             if e.get("method") == "view/csp-report":
-                report = (e["message"].get("report") or {}).get("csp-report") or e["message"].get("report")
-                vr.csp_violations.append(str(report)[:300])
+                report = (e["message"].get("report") or {}).get("csp-report") or e["message"].get("report") or {}
+                if isinstance(report, dict) and report.get("blocked-uri") != "eval":
+                    line = f"{report.get('effective-directive') or report.get('violated-directive')} " \
+                           f"blocked {report.get('blocked-uri')}"
+                    if line not in vr.csp_violations:
+                        vr.csp_violations.append(line)
         vr.problems.extend(p for p in view.problems if p not in vr.problems)
+        vr.warnings.extend(w for w in view.warnings if w not in vr.warnings)
         if view.cancelled and view.result is None:
             vr.problems.append(f"the tool call did not succeed: {view.cancelled}")
         if view.state == "failed":

@@ -21,6 +21,7 @@ class ViewReport:
     ok: bool = True
     failure: str | None = None
     problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     csp: str = ""
     csp_violations: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
@@ -78,6 +79,8 @@ class CheckReport:
             for p in v.problems:
                 if p != v.failure:
                     lines.append(f"      problem: {p}")
+            for w in v.warnings:
+                lines.append(f"      warning: {w}")
             for c in v.csp_violations:
                 lines.append(f"      csp violation: {c}")
             methods = [f"{'<-' if t['direction'] == 'in' else '->'} {t.get('method') or _reply(t['message'])}"
