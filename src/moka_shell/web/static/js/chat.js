@@ -11,6 +11,7 @@ import { createToolCard, updateToolCard, toolCardViews } from "./toolcard.js";
 import { createSidebar } from "./conversations.js";
 import { renderWelcome } from "./welcome.js";
 import { reopen } from "./views.js";
+import { errorBlock, contextMarker, textOf } from "./chat-parts.js";
 import { store } from "./store.js";
 
 const convs = new Map(); // conversationId -> Conv (threads stay in the DOM so their views live on)
@@ -74,7 +75,7 @@ function load(id) {
     conv.loaded = true;
     return conv;
   }).catch((err) => {
-    conv.el.append(errorBlock(err.message, "load"));
+    conv.el.append(errorBlock(err.message, "load", toSettings));
     conv.loaded = true;
     return conv;
   });
@@ -107,9 +108,6 @@ function adopt(conv, id) {
 }
 
 // ---- messages ------------------------------------------------------------------------------
-
-const textOf = (content) => (typeof content === "string" ? content
-  : Array.isArray(content) ? content.map((p) => (typeof p === "string" ? p : p?.text || "")).join("") : content ? JSON.stringify(content) : "");
 
 function ensureMsg(conv, id, role = "assistant", source) {
   let msg = conv.msgs.get(id);
@@ -169,7 +167,7 @@ function addMessage(conv, m, { history = false } = {}) {
   if (text || !msg.text) setText(msg, text);
   for (const call of m.toolCalls || []) upsertCall(conv, m.id, call, { history });
   if (m.views && history) for (const v of m.views) storedView(conv, msg, v);
-  if (m.error && history) msg.el.after(errorBlock(typeof m.error === "string" ? m.error : m.error.message, m.error === "stopped" ? "stopped" : "turn"));
+  if (m.error && history) msg.el.after(errorBlock(typeof m.error === "string" ? m.error : m.error.message, m.error === "stopped" ? "stopped" : "turn", toSettings));
   follow();
 }
 
@@ -194,16 +192,7 @@ function storedView(conv, msg, v, card) {
     button("Open view", { small: true, variant: "ghost", onclick: () => reopen(v.recordId) })));
 }
 
-function errorBlock(message, kind) {
-  if (kind === "stopped") {
-    return h("div", { class: "chat-note", role: "status", "data-kind": kind }, icon("stop", { size: 12 }), h("span", { text: "Stopped" }));
-  }
-  const needsSetup = /backend|key|auth|model|setting/i.test(`${kind} ${message}`);
-  return h("div", { class: "chat-error", role: "alert", "data-kind": kind || "" },
-    icon("alert", { size: 16 }),
-    h("div", { class: "grow" }, h("strong", { text: "Something went wrong" }), h("p", { text: message || "Unknown error" })),
-    needsSetup ? button("Settings", { small: true, onclick: () => ctx.navigate("settings") }) : null);
-}
+const toSettings = () => ctx.navigate("settings");
 
 // ---- scrolling -----------------------------------------------------------------------------
 
@@ -258,7 +247,7 @@ async function send() {
   } catch (err) {
     if (pendingNew === conv) pendingNew = null;
     setRunning(conv, false);
-    conv.el.append(errorBlock(err.message, "send"));
+    conv.el.append(errorBlock(err.message, "send", toSettings));
     follow();
   }
 }
@@ -287,9 +276,7 @@ function wire() {
   api.on("chat.context", (d) => {
     const c = convFor(d?.conversationId);
     if (!c) return;
-    c.el.append(h("details", { class: "ctx-marker", "data-view-id": d.viewId || "" },
-      h("summary", {}, icon("sparkle", { size: 13 }), h("span", { text: `Context from ${d.server || "an app"}` })),
-      h("pre", { class: "block", text: d.summary || "" })));
+    c.el.append(contextMarker(d));
     follow();
   });
   api.on("chat.error", (d) => {
@@ -297,7 +284,7 @@ function wire() {
     if (!c) return;
     // In place: right after the reply that failed (or at the end of the thread).
     const after = d.messageId && c.msgs.get(d.messageId)?.el;
-    const block = errorBlock(d.message, d.kind);
+    const block = errorBlock(d.message, d.kind, toSettings);
     if (after && after.parentNode === c.el) after.after(block);
     else c.el.append(block);
     setRunning(c, false);

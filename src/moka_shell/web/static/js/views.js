@@ -4,9 +4,9 @@
 
 import { api } from "./api.js";
 import { h, clear } from "./dom.js";
-import { icon, hasIcon } from "./icons.js";
-import { iconButton, button, spinner, toastError } from "./ui.js";
+import { spinner, toastError } from "./ui.js";
 import { store } from "./store.js";
+import { buildCard, fillModeButtons, failureCard, parkedCard, windowCard, fillNote, problemStrip, closedNote } from "./view-card.js";
 
 const views = new Map(); // viewId -> record
 const byWindow = new Map(); // proxy WindowProxy -> record (the only windows we listen to)
@@ -56,7 +56,6 @@ function report(rec, kind, detail = {}) {
 }
 
 const modeInfo = (id) => store.displayModes().find((m) => m.id === id) || { id, label: id, wireMode: id };
-const modeIcon = (m) => (hasIcon(m.id) ? m.id : hasIcon(m.wireMode) ? m.wireMode : "app");
 
 // ---- building a view card -----------------------------------------------------------------
 
@@ -65,24 +64,7 @@ function createRecord(data) {
     id: data.viewId, data, frame: null, origin: null, proxyReady: false, outbox: [],
     mode: "inline", wire: "inline", height: null, state: "loading", popup: null, lastContainer: "",
   };
-  rec.status = h("span", { class: "view-state", "data-state": "loading", title: "Loading" });
-  rec.modes = h("div", { class: "view-modes", role: "group", "aria-label": "Display mode" });
-  rec.head = h("div", { class: "view-head" },
-    h("span", { class: "view-icon" }, icon("app", { size: 15 })),
-    h("span", { class: "view-title", text: data.title || data.tool || "App view" }),
-    h("span", { class: "view-origin", text: `${data.server} · ${data.tool}` }),
-    rec.status,
-    h("span", { class: "grow" }),
-    h("div", { class: "view-controls" }, rec.modes,
-      iconButton("inspector", "Show this view's messages in the Inspector", { onclick: () => openInspector(rec) }),
-      iconButton("close", "Close view", { "data-action": "close", onclick: () => closeView(rec) })));
-  rec.body = h("div", { class: "view-body" });
-  rec.card = h("div", {
-    class: `view-card${data.prefersBorder === false ? " borderless" : ""}`, "data-view-id": rec.id, "data-mode": "inline",
-    role: "region", "aria-label": `App view: ${data.title || data.tool} from ${data.server}`,
-  }, rec.head, rec.body);
-  rec.note = h("div", { class: "view-note", hidden: true });
-  rec.slot = h("div", { class: "view-slot", "data-view-id": rec.id }, rec.note, rec.card);
+  Object.assign(rec, buildCard(data, { inspect: () => openInspector(rec), close: () => closeView(rec) }));
   buildModeButtons(rec);
   new ResizeObserver(() => reportContainer(rec)).observe(rec.body);
   visibility.observe(rec.slot);
@@ -90,12 +72,7 @@ function createRecord(data) {
 }
 
 function buildModeButtons(rec) {
-  clear(rec.modes);
-  for (const m of store.displayModes()) {
-    rec.modes.append(iconButton(modeIcon(m), m.label || m.id, {
-      "data-mode": m.id, pressed: m.id === rec.mode, onclick: () => requestMode(rec, m.id),
-    }));
-  }
+  fillModeButtons(rec.modes, store.displayModes(), rec.mode, (mode) => requestMode(rec, mode));
 }
 
 async function place(rec) {
@@ -165,16 +142,7 @@ function fail(rec, reason, detail) {
   unmountFrame(rec);
   setState(rec, "failed");
   rec.card.classList.add("failed");
-  clear(rec.body).append(h("div", { class: "view-error", role: "alert" },
-    h("div", { class: "view-error-icon" }, icon("alert", { size: 20 })),
-    h("div", { class: "grow stack" },
-      h("strong", { text: "This view could not run" }),
-      h("p", { class: "muted", text: reason || "The view failed." }),
-      detail && (typeof detail === "string" || Object.keys(detail).length) ? h("details", { class: "fold" }, h("summary", {}, icon("chevron", { size: 14 }), "Details"),
-        h("pre", { class: "block", text: typeof detail === "string" ? detail : JSON.stringify(detail, null, 2) })) : null,
-      h("div", { class: "row" },
-        button("Open in Inspector", { icon: "inspector", small: true, onclick: () => openInspector(rec), "data-action": "inspect" }),
-        button("Close", { small: true, variant: "ghost", onclick: () => closeView(rec) })))));
+  clear(rec.body).append(failureCard(reason, detail, { inspect: () => openInspector(rec), close: () => closeView(rec) }));
 }
 
 // ---- display modes -------------------------------------------------------------------------
@@ -208,18 +176,13 @@ function applyMode(rec, mode, wireMode, opensWindow) {
 }
 
 function showWindowPlaceholder(rec) {
-  const blocked = h("p", { class: "muted", hidden: true, text: "The window was blocked. Allow pop-ups for Moka, or open it here:" });
-  // Browser mode reopens the popup we were given; the desktop shell owns its native window.
-  rec.reopenPopup = () => (rec.popupUrl ? openPopup(rec, rec.popupUrl, blocked) : requestMode(rec, "popout"));
-  clear(rec.body).append(h("div", { class: "view-placeholder" },
-    icon("popout", { size: 22 }),
-    h("div", { class: "grow stack" },
-      h("strong", { text: "Open in its own window" }),
-      blocked,
-      h("div", { class: "row" },
-        button("Show window", { small: true, icon: "external", "data-action": "show-window", onclick: () => rec.reopenPopup() }),
-        button("Bring back inline", { small: true, icon: "inline", onclick: () => requestMode(rec, "inline") })))));
-  rec.blockedNote = blocked;
+  const card = windowCard({
+    // Browser mode reopens the popup we were given; the desktop shell owns its native window.
+    show: () => (rec.popupUrl ? openPopup(rec, rec.popupUrl, card.blockedNote) : requestMode(rec, "popout")),
+    inline: () => requestMode(rec, "inline"),
+  });
+  clear(rec.body).append(card.el);
+  rec.blockedNote = card.blockedNote;
 }
 
 function openPopup(rec, url, blockedNote) {
@@ -242,10 +205,7 @@ function updateNote(rec) {
   const detached = rec.wire === "fullscreen" || rec.wire === "pip";
   rec.slot.classList.toggle("detached", detached && !popoutOnly);
   rec.note.hidden = !detached || Boolean(popoutOnly);
-  if (!detached) return;
-  clear(rec.note).append(icon(rec.wire === "pip" ? "pip" : "fullscreen", { size: 16 }),
-    h("span", { text: rec.wire === "pip" ? "Showing in picture-in-picture" : "Showing full screen" }),
-    button("Return inline", { small: true, variant: "ghost", onclick: () => requestMode(rec, "inline") }));
+  if (detached) fillNote(rec.note, rec.wire, () => requestMode(rec, "inline"));
 }
 
 /** Stack floating pip panels upward from the bottom-right corner. */
@@ -296,12 +256,10 @@ const visibility = new IntersectionObserver((entries) => {
 function showProblem(rec, d) {
   rec.problemCount = (rec.problemCount || 0) + 1;
   rec.problems?.remove();
-  rec.problems = h("div", { class: "view-problem", role: "status", "data-kind": d.kind || "" },
-    icon("alert", { size: 14 }),
-    h("span", { class: "grow", text: d.reason || "The view reported a problem." }),
-    rec.problemCount > 1 ? h("span", { class: "badge badge-warning", text: `${rec.problemCount}` }) : null,
-    button("Inspector", { small: true, variant: "ghost", onclick: () => openInspector(rec) }),
-    iconButton("close", "Dismiss", { size: 14, onclick: () => { rec.problems.remove(); rec.problemCount = 0; } }));
+  rec.problems = problemStrip(d, rec.problemCount, {
+    inspect: () => openInspector(rec),
+    dismiss: () => { rec.problems.remove(); rec.problemCount = 0; },
+  });
   rec.head.after(rec.problems);
 }
 
@@ -320,10 +278,8 @@ function removeView(viewId) {
   clearInterval(rec.popupTimer);
   visibility.unobserve(rec.slot);
   views.delete(viewId);
-  const closedNote = rec.data.recordId ? h("div", { class: "view-closed-note", "data-record-id": rec.data.recordId },
-    icon("app", { size: 14 }), h("span", { text: `${rec.data.title || rec.data.tool} was closed` }),
-    button("Reopen", { small: true, variant: "ghost", onclick: () => reopen(rec.data.recordId) })) : null;
-  if (closedNote && !popoutOnly) rec.slot.replaceWith(closedNote);
+  const note = rec.data.recordId ? closedNote(rec.data.recordId, rec.data.title || rec.data.tool, () => reopen(rec.data.recordId)) : null;
+  if (note && !popoutOnly) rec.slot.replaceWith(note);
   else rec.slot.remove();
   layoutPips();
   if (popoutOnly === viewId) window.close();
@@ -384,8 +340,7 @@ api.on("view.status", withView((rec, d) => {
     // Parked to save resources while off screen: drop the frame, keep its place.
     unmountFrame(rec);
     setState(rec, "parked");
-    clear(rec.body).append(h("div", { class: "view-placeholder parked", style: rec.height ? `height:${rec.height}px` : "" },
-      icon("pause", { size: 18 }), h("span", { class: "muted", text: "Paused while off screen. It resumes when you scroll back." })));
+    clear(rec.body).append(parkedCard(rec.height));
     return;
   }
   if (d.state === "loading" && !rec.frame && rec.wire !== "popout") mountFrame(rec);
