@@ -15,6 +15,7 @@ import sys
 import threading
 import webbrowser
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from moka_shell.paths import Paths
@@ -91,10 +92,12 @@ class Pusher:
             payload = self.q.get()
             if payload is None:
                 return
+            # run_js, not evaluate_js: evaluate_js wraps the script in eval(), which the UI page's
+            # CSP forbids; run_js hands the script to the engine as it is.
             script = f"window.__mokaPush && window.__mokaPush({payload})"
             for window in list(self.windows.values()):
                 try:
-                    window.evaluate_js(script)
+                    window.run_js(script)
                 except Exception:  # a closing window must not stop the others
                     continue
 
@@ -106,8 +109,12 @@ def _prepare_environment() -> None:
         os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = (os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", "") + " --no-sandbox").strip()
 
 
-def run_desktop(paths: Paths, *, exit_after: float | None = None) -> int:
-    """Open the main window and run until it closes."""
+def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | None = None) -> int:
+    """Open the main window and run until it closes.
+
+    ``driver(core, window)``, if given, runs on a worker thread once the GUI is up (used by
+    the desktop smoke test and the benchmarks); the window closes when it returns.
+    """
     _prepare_environment()
     import webview
 
@@ -154,8 +161,11 @@ def run_desktop(paths: Paths, *, exit_after: float | None = None) -> int:
     pusher.thread.start()
 
     def after_start() -> None:
-        if exit_after is not None:
-            threading.Timer(exit_after, main.destroy).start()
+        if driver is not None:
+            try:
+                driver(core, main)
+            finally:
+                main.destroy()
 
     try:
         webview.start(after_start, private_mode=True)
