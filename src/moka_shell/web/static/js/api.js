@@ -1,6 +1,10 @@
 // The one channel to the Python core (docs/bridge-api.md): api.call(method, params) and
 // api.on(event, handler), over pywebview's js_api in the desktop app or a WebSocket in
 // browser mode. Screens never know which carrier is in use.
+//
+// Pushes come from the carrier's own source only, so no event is ever applied twice:
+// window.__mokaPush with js_api, the socket otherwise (the desktop shell pushes to every
+// window, also to one that ended up on the socket).
 
 const listeners = new Map(); // event name -> Set of handlers
 const statusListeners = new Set();
@@ -9,7 +13,7 @@ const outbox = []; // frames waiting for the socket to open
 let nextId = 1;
 let started = false;
 let buffered = window.__mokaEarly || []; // pushes that arrived before start()
-let carrier = null; // "desktop" | "browser"
+let carrier = null; // for calls: "desktop" (pywebview js_api) | "browser" (WebSocket)
 let socket = null;
 let everOpened = false;
 let failures = 0;
@@ -18,12 +22,17 @@ let status = "connecting";
 // Replace early.js's buffering receiver right away; until start() we keep buffering so
 // no push is lost while the screens are still subscribing.
 window.__mokaPush = (evt) => {
+  if (carrier === "browser") return; // the same event arrives over the socket
+  receivePush(evt);
+};
+
+function receivePush(evt) {
   if (typeof evt === "string") {
     try { evt = JSON.parse(evt); } catch { return; }
   }
   if (!started) buffered.push(evt);
   else emit(evt);
-};
+}
 
 export class ApiError extends Error {
   constructor(error) {
@@ -99,8 +108,7 @@ function openSocket() {
     let frame;
     try { frame = JSON.parse(msg.data); } catch { return; }
     if (frame && "id" in frame && !("event" in frame)) settle(frame);
-    else if (!started) buffered.push(frame);
-    else emit(frame);
+    else receivePush(frame);
   });
   socket.addEventListener("close", (ev) => {
     socket = null;
@@ -123,6 +131,47 @@ function openSocket() {
 function browserSend(frame) {
   if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
   else outbox.push(frame);
+}
+
+/**
+ * Resolves true once window.pywebview.api.rpc exists, false when it will not: pywebview
+ * builds its api functions with `new Function`, which a CSP without 'unsafe-eval' refuses,
+ * and then only the socket is left. Never waits more than a few seconds.
+ */
+function waitForPywebview() {
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (ok) => {
+      if (settled) return;
+      settled = true;
+      clearInterval(poll);
+      window.removeEventListener("pywebviewready", onReady);
+      resolve(ok);
+    };
+    const onReady = () => done(pywebviewReady());
+    window.addEventListener("pywebviewready", onReady);
+    let seenAt = 0;
+    const poll = setInterval(() => {
+      if (pywebviewReady()) done(true);
+      else if (window.pywebview && !seenAt) seenAt = Date.now();
+      else if (seenAt && Date.now() - seenAt > 400) done(false); // injected, but no api
+    }, 50);
+    setTimeout(() => done(pywebviewReady()), 4000);
+  });
+}
+
+/** "desktop" or "browser", from one plain HTTP call to app.info (null if it cannot be asked). */
+async function shellMode() {
+  if (!token) return "desktop"; // only the desktop shell opens the page without a token
+  try {
+    const res = await fetch("/api/rpc", {
+      method: "POST", headers: { "x-moka-token": token, "content-type": "application/json" },
+      body: JSON.stringify({ id: 0, method: "app.info", params: {} }),
+    });
+    return res.ok ? (await res.json())?.result?.mode ?? null : null;
+  } catch {
+    return null;
+  }
 }
 
 // ---- public surface --------------------------------------------------------------------
@@ -155,14 +204,11 @@ export const api = {
 
   /** Pick the carrier and connect; resolves once calls can be made. */
   async connect() {
-    if (window.pywebview || !token) {
-      // pywebview fills window.pywebview.api a moment after load and says so with an event.
-      const ready = pywebviewReady() || await new Promise((resolve) => {
-        const done = (ok) => { window.removeEventListener("pywebviewready", onReady); resolve(ok); };
-        const onReady = () => done(true);
-        window.addEventListener("pywebviewready", onReady);
-        setTimeout(() => done(pywebviewReady()), window.pywebview ? 15000 : 1500);
-      });
+    // pywebview fills window.pywebview.api only after the page has loaded (and then fires
+    // "pywebviewready"), so its absence now proves nothing. Ask the core which shell this is.
+    const desktop = Boolean(window.pywebview) || (await shellMode()) === "desktop";
+    if (desktop) {
+      const ready = pywebviewReady() || await waitForPywebview();
       if (ready) {
         carrier = "desktop";
         setStatus("online");
@@ -170,6 +216,9 @@ export const api = {
       }
     }
     carrier = "browser";
+    // Anything this page must see arrives over the socket; drop what came another way.
+    buffered = [];
+    window.__mokaEarly = [];
     openSocket();
   },
 
