@@ -1,0 +1,12 @@
+"""The frozen app's entry script: the `moka` command.
+
+The same executable is also the bundled demo server (`moka demo-server`) and every
+other stdio helper Moka starts, because a frozen app has no `python -m`.
+"""
+
+import sys
+
+from moka_shell.cli.main import main
+
+if __name__ == "__main__":
+    sys.exit(main())
