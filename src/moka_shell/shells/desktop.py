@@ -130,6 +130,14 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
     pusher.windows["main"] = main
     main.events.resized += lambda w, h: state.update(width=w, height=h)
     main.events.moved += lambda x, y: state.update(x=x, y=y)
+
+    def remember_geometry() -> None:
+        try:
+            state.update(width=int(main.width), height=int(main.height))
+        except Exception:  # the window may already be half gone
+            pass
+
+    main.events.closing += remember_geometry
     popouts: dict[str, Any] = {}
 
     def on_event(event: str, data: Any) -> None:
