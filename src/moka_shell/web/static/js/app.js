@@ -35,6 +35,7 @@ export function navigate(id, params = {}) {
 }
 
 function route() {
+  document.getElementById("boot")?.remove();
   const { screen, params } = parseHash();
   if (current !== screen) {
     current?.hide?.();
@@ -103,6 +104,7 @@ function shortcuts() {
 }
 
 function fatal(err) {
+  document.getElementById("boot")?.remove();
   const section = document.getElementById("screen-chat");
   section.hidden = false;
   clear(section).append(h("div", { class: "screen-scroll" }, h("div", { class: "empty" },
@@ -135,6 +137,7 @@ async function hello() {
 
 async function bootPopout(viewId) {
   document.getElementById("app").hidden = true;
+  document.getElementById("boot")?.remove();
   const root = h("div", { class: "popout-root", id: "popout-root" });
   document.body.prepend(root);
   viewHost.setPopout(viewId);

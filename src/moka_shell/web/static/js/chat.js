@@ -130,6 +130,8 @@ function ensureMsg(conv, id, role = "assistant", source) {
 function setText(msg, text) {
   msg.text = text;
   msg.el.classList.toggle("is-empty", !text);
+  // Screen readers hear the reply once it is complete, not every streamed fragment.
+  msg.el.setAttribute("aria-busy", String(Boolean(msg.streaming)));
   if (msg.role !== "assistant") {
     // People's own words are shown as typed, never interpreted.
     msg.body.textContent = text;
