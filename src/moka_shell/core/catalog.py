@@ -78,7 +78,8 @@ def ui_link(meta: dict[str, Any] | None) -> tuple[str | None, list[str], list[st
     """
     meta = meta or {}
     problems: list[str] = []
-    ui = meta.get("ui") if isinstance(meta.get("ui"), dict) else {}
+    raw_ui = meta.get("ui")
+    ui: dict[str, Any] = raw_ui if isinstance(raw_ui, dict) else {}
     uri: Any = ui.get("resourceUri") if "resourceUri" in ui else meta.get("ui/resourceUri")
     if uri is not None and not (isinstance(uri, str) and uri.startswith("ui://")):
         problems.append(f"_meta.ui.resourceUri must be a ui:// URI, got {uri!r}; the tool is shown without a UI")

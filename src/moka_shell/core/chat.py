@@ -13,7 +13,16 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
-from moka_shell.core.agents import AgentRequest, ChatMessage, Done, TextDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
+from moka_shell.core.agents import (
+    AgentRequest,
+    ChatMessage,
+    Done,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallRecord,
+    ToolCallStart,
+)
 from moka_shell.core.naming import ToolNames
 from moka_shell.core.partial_json import repair_partial_json
 from moka_shell.core.secrets import get_key
@@ -130,7 +139,8 @@ class ChatEngine:
         """Store the user's message and run the turn in the background; returns the conversation id."""
         cid = conversation_id if conversation_id and self.store.has_conversation(conversation_id) else \
             self.store.create_conversation(text.strip().splitlines()[0][:60] if text.strip() else "New chat")
-        if cid in self.turns and self.turns[cid].task and not self.turns[cid].task.done():
+        running = self.turns.get(cid)
+        if running is not None and running.task is not None and not running.task.done():
             raise AgentError("a turn is already running in this conversation; stop it first")
         context = self._take_context(cid)
         msg = self.store.add_message(cid, "user", text, source=source, data={"context": context} if context else None)
@@ -312,7 +322,7 @@ class ChatEngine:
                 if not msg["content"] and not calls:
                     continue
                 out.append(ChatMessage(role="assistant", content=msg["content"], tool_calls=[
-                    {"id": c["id"], "name": c["modelName"], "arguments": c["arguments"]} for c in calls]))
+                    ToolCallRecord(id=c["id"], name=c["modelName"], arguments=c["arguments"]) for c in calls]))
                 for c in calls:
                     result = c.get("result") or {}
                     text = content_text(result) if result else f"Error: {c.get('error') or 'the call failed'}"

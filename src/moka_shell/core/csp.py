@@ -51,7 +51,8 @@ def build_policy(ui_meta: dict[str, Any] | None, *, report_uri: str | None = Non
     """Build the view's CSP header and iframe ``allow`` attribute."""
     ui_meta = ui_meta or {}
     rejected: list[str] = []
-    csp = ui_meta.get("csp") if isinstance(ui_meta.get("csp"), dict) else {}
+    raw_csp = ui_meta.get("csp")
+    csp: dict[str, Any] = raw_csp if isinstance(raw_csp, dict) else {}
     if ui_meta.get("csp") is not None and not isinstance(ui_meta.get("csp"), dict):
         rejected.append("_meta.ui.csp must be an object; the restrictive default applies")
     approved = {k: sanitize_sources(csp.get(k), k, rejected) for k in _CSP_KEYS}
@@ -81,7 +82,8 @@ def build_policy(ui_meta: dict[str, Any] | None, *, report_uri: str | None = Non
     ]
     if report_uri:
         directives.append(f"report-uri {report_uri}")
-    perms_in = ui_meta.get("permissions") if isinstance(ui_meta.get("permissions"), dict) else {}
-    granted = {k: {} for k in perms_in if k in _PERMISSIONS}
+    raw_perms = ui_meta.get("permissions")
+    perms_in: dict[str, Any] = raw_perms if isinstance(raw_perms, dict) else {}
+    granted: dict[str, dict[str, Any]] = {k: {} for k in perms_in if k in _PERMISSIONS}
     allow = "; ".join(_PERMISSIONS[k] for k in granted)
     return ViewPolicy("; ".join(directives), allow, {k: v for k, v in approved.items() if v}, granted, rejected)

@@ -177,7 +177,8 @@ class Dispatcher:
 
     async def _initialize(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
         view.mark("initialize")
-        view.app_info = params.get("appInfo") if isinstance(params.get("appInfo"), dict) else {}
+        info = params.get("appInfo")
+        view.app_info = info if isinstance(info, dict) else {}
         caps = params.get("appCapabilities")
         view.app_capabilities = caps if isinstance(caps, dict) else {}
         requested = params.get("protocolVersion")

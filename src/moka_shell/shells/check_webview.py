@@ -30,7 +30,7 @@ def render_all_in_webview(checker: Checker, entries: list[ToolEntry]) -> None:
     prepare_offscreen()
     import webview
 
-    window = webview.create_window("Moka check", html="<!doctype html><title>Moka check</title>", width=900, height=800)
+    window: Any = webview.create_window("Moka check", html="<!doctype html><title>Moka check</title>", width=900, height=800)
     loaded = threading.Event()
     window.events.loaded += lambda *a: loaded.set()
     errors: list[BaseException] = []

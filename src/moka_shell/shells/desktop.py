@@ -125,7 +125,7 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
     api = JsApi(core)
     state = WindowState(paths.state_file)
     pusher = Pusher()
-    main = webview.create_window("Moka", url=web.url, js_api=api, min_size=(640, 480), text_select=True,
+    main: Any = webview.create_window("Moka", url=web.url, js_api=api, min_size=(640, 480), text_select=True,
                                  **state.geometry())
     pusher.windows["main"] = main
     main.events.resized += lambda w, h: state.update(width=w, height=h)
@@ -149,7 +149,7 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
         view = app.apphost.views.get(view_id)
         if view is None or view_id in popouts:
             return
-        win = webview.create_window(f"{view.tool.title or view.tool.name} — Moka", url=app.apphost.popout_url(view),
+        win: Any = webview.create_window(f"{view.tool.title or view.tool.name} — Moka", url=app.apphost.popout_url(view),
                                     js_api=api, width=720, height=640, min_size=(320, 240))
         popouts[view_id] = win
         pusher.windows[f"popout:{view_id}"] = win

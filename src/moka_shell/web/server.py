@@ -190,7 +190,7 @@ class WebServer:
         for asgi, sock in ((self.host_app(), self._host_sock), (self.sandbox_app(), self._sandbox_sock)):
             config = uvicorn.Config(asgi, log_level="warning", ws="wsproto", lifespan="off", access_log=False)
             server = uvicorn.Server(config)
-            server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+            server.install_signal_handlers = lambda: None  # type: ignore[attr-defined,method-assign]
             self._servers.append(server)
             self._tasks.append(asyncio.get_running_loop().create_task(server.serve(sockets=[sock])))
         while not all(s.started for s in self._servers):
