@@ -20,9 +20,15 @@ function describe(action, detail = {}) {
   const parts = [];
   if (action === "open_link" && detail.url) parts.push(h("code", { class: "consent-value", text: detail.url }));
   else if (action === "download") {
-    const name = detail.filename || detail.name || detail.uri || "a file";
-    parts.push(h("code", { class: "consent-value", text: name }));
-    if (detail.mimeType) parts.push(h("p", { class: "muted small", text: detail.mimeType }));
+    const names = Array.isArray(detail.files) ? detail.files : [detail.filename || detail.name || "a file"];
+    for (const name of names) parts.push(h("code", { class: "consent-value", text: String(name) }));
+  } else if (action === "sampling" && Array.isArray(detail.messages)) {
+    // Show what the app wants to ask, as plain text.
+    const text = detail.messages.map((m) => {
+      const blocks = Array.isArray(m?.content) ? m.content : [m?.content];
+      return blocks.map((b) => (b && b.type === "text" ? b.text : "")).join("\n");
+    }).join("\n\n").trim();
+    if (text) parts.push(h("blockquote", { class: "consent-quote", text }));
   } else if (action === "message") {
     const text = detail.text ?? (Array.isArray(detail.content) ? detail.content.map((c) => c?.text || "").join("\n") : detail.content?.text);
     if (text) parts.push(h("blockquote", { class: "consent-quote", text }));
@@ -42,7 +48,8 @@ function next() {
   const answer = (allow) => {
     if (answered) return;
     answered = true;
-    api.call("consent.answer", { requestId: req.requestId, allow, remember: remember.checked }).catch(() => {});
+    // `action` tells the core which setting a remembered answer changes.
+    api.call("consent.answer", { requestId: req.requestId, allow, remember: remember.checked, action: req.action }).catch(() => {});
   };
   const allow = button("Allow", { variant: "primary", id: "consent-allow", onclick: () => { answer(true); dlg.close(); } });
   const deny = button("Deny", { id: "consent-deny", onclick: () => { answer(false); dlg.close(); } });
@@ -52,7 +59,7 @@ function next() {
       h("div", { class: "consent-head" }, h("div", { class: "consent-icon" }, icon(a.icon, { size: 20 })),
         h("p", {}, h("strong", { text: req.server || "An app" }), ` ${a.verb}.`)),
       describe(req.action, req.detail || {}),
-      h("label", { class: "check-row small" }, remember, h("span", { text: `Remember my choice for ${req.server || "this server"}` }))),
+      h("label", { class: "check-row small" }, remember, h("span", { text: "Remember my choice for every app (you can change it in Settings)" }))),
     actions: [deny, allow],
     // Closing without a choice (Esc, ×) is a "no": nothing happens without a yes.
     onClose: () => { answer(false); showing = false; next(); },
