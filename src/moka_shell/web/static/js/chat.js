@@ -337,10 +337,18 @@ export default {
     });
     threads = h("div", { class: "threads" });
     scroller = h("div", { class: "chat-scroll", id: "chat-scroll" }, threads);
+    // Only the person scrolling up unsticks the view: content growing below (a view resizing,
+    // text streaming) moves the bottom away without moving scrollTop, and must not count.
+    let lastTop = 0;
     scroller.addEventListener("scroll", () => {
-      stick = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
+      const top = scroller.scrollTop;
+      if (top < lastTop - 2) stick = false;
+      if (scroller.scrollHeight - top - scroller.clientHeight < 80) stick = true;
+      lastTop = top;
       if (stick) jumpBtn.hidden = true;
     });
+    // Anything that changes the thread's height keeps the newest content in sight.
+    new ResizeObserver(() => { if (stick) scrollToEnd(); }).observe(threads);
     jumpBtn = h("button", { type: "button", class: "jump-latest", id: "jump-latest", hidden: true,
       onclick: () => { stick = true; scroller.scrollTo({ top: scroller.scrollHeight, behavior: "smooth" }); jumpBtn.hidden = true; } },
     icon("chevronDown", { size: 15 }), h("span", { text: "Latest" }));
