@@ -3,7 +3,7 @@
 // with filters, a detail pane with pretty JSON, export, and #inspector?view=ID deep links.
 
 import { api } from "./api.js";
-import { h, clear, debounce, downloadText, copyText } from "./dom.js";
+import { h, append, clear, debounce, downloadText, copyText } from "./dom.js";
 import { icon } from "./icons.js";
 import { button, iconButton, toast, toastError } from "./ui.js";
 import { jsonView } from "./json.js";
@@ -157,7 +157,7 @@ function renderDetail() {
     return;
   }
   const meta = [["Channel", ev.channel], ["Direction", ev.direction], ["Server", ev.server], ["View", ev.view], ["Method", methodOf(ev)], ["Time", timeOf(ev)], ["Seq", ev.seq]];
-  d.append(
+  append(d, [
     h("header", { class: "insp-detail-head" },
       h("strong", { class: "mono grow", text: methodOf(ev) || ev.channel || "event" }),
       iconButton("copy", "Copy message JSON", { onclick: async () => toast((await copyText(JSON.stringify(ev.message, null, 2))) ? "Copied" : "Copy failed") }),
@@ -165,7 +165,7 @@ function renderDetail() {
     h("dl", { class: "insp-meta" }, meta.filter(([, v]) => v !== undefined && v !== null && v !== "").map(([k, v]) =>
       h("div", {}, h("dt", { text: k }), h("dd", { class: "mono", text: String(v) })))),
     ev.view ? h("div", {}, button("Only this view", { small: true, variant: "ghost", icon: "filter", onclick: () => setFilter("view", ev.view) })) : null,
-    jsonView(ev.message, { className: "insp-json" }));
+    jsonView(ev.message, { className: "insp-json" })]);
 }
 
 function refreshServerOptions() {

@@ -2,7 +2,7 @@
 // raw JSON), run it with no model involved, and see the result and its view below.
 
 import { api } from "./api.js";
-import { h, clear } from "./dom.js";
+import { h, append, clear } from "./dom.js";
 import { icon } from "./icons.js";
 import { button, badge, emptyState } from "./ui.js";
 import { createSchemaForm } from "./schema-form.js";
@@ -61,14 +61,14 @@ function selectTool(tool) {
     return;
   }
   const vis = tool.visibility || ["model", "app"];
-  toolInfo.append(
+  append(toolInfo, [
     h("div", { class: "row wrap" },
       h("code", { class: "runner-tool-name", text: tool.name }),
       tool.title && tool.title !== tool.name ? h("span", { class: "muted", text: tool.title }) : null,
       tool.resourceUri ? badge("Has app", "accent", { title: tool.resourceUri }) : null,
       !vis.includes("model") ? badge("App-only", "warning", { title: "Hidden from the model; its app can call it" }) : null),
     tool.description ? h("p", { class: "runner-desc", text: tool.description }) : null,
-    tool.resourceUri ? h("p", { class: "muted small" }, icon("app", { size: 13 }), " ", h("code", { text: tool.resourceUri })) : null);
+    tool.resourceUri ? h("p", { class: "muted small" }, icon("app", { size: 13 }), " ", h("code", { text: tool.resourceUri })) : null]);
   form = createSchemaForm(tool.inputSchema, { onChange: () => {} });
   const draft = drafts.get(keyOf(tool));
   if (draft) form.setValue(draft);

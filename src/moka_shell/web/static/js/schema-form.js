@@ -104,7 +104,8 @@ function stringField(schema, path, ctx, opts) {
   set(schema.default);
   return {
     el: f.el,
-    get: () => (input.value === "" && !opts.required ? { present: false } : { present: true, value: input.value }),
+    // Empty means "not given", required or not: validation reports a missing required value.
+    get: () => (input.value === "" ? { present: false } : { present: true, value: input.value }),
     set,
     validate(silent) {
       if (silent) return f.showErrors([]);
@@ -248,12 +249,13 @@ function objectField(schema, path, ctx, opts = {}) {
   return {
     el,
     get() {
-      const value = { ...extras };
+      const value = {};
       let any = false;
       for (const [key, c] of children) {
         const got = c.get();
         if (got.present) { value[key] = got.value; any = true; }
       }
+      Object.assign(value, extras); // keys the schema does not describe ride along unchanged
       return any || opts.required || opts.isRoot || Object.keys(extras).length ? { present: true, value } : { present: false };
     },
     set(v) {
@@ -301,7 +303,7 @@ function arrayField(schema, path, ctx, opts) {
     el,
     get() {
       const value = items.map((e) => e.field.get()).map((g) => (g.present ? g.value : null));
-      return value.length || opts.required ? { present: true, value } : { present: false };
+      return value.length ? { present: true, value } : { present: false };
     },
     set,
     validate(silent) {
@@ -334,7 +336,7 @@ function multiChoiceField(schema, itemSchema, path, ctx, opts) {
   const chosen = () => boxes.filter((b) => b.input.checked).map((b) => b.v);
   return {
     el,
-    get: () => (chosen().length || opts.required ? { present: true, value: chosen() } : { present: false }),
+    get: () => (chosen().length ? { present: true, value: chosen() } : { present: false }),
     set,
     validate(silent) {
       const n = chosen().length;
