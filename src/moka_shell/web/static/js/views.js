@@ -266,7 +266,8 @@ function showProblem(rec, d) {
 // ---- closing --------------------------------------------------------------------------------
 
 async function closeView(rec) {
-  report(rec, "closed-by-user");
+  // view.close alone: it tears the view down (ui/resource-teardown first); also sending the
+  // "closed-by-user" event would start a second teardown of the same view.
   try { await api.call("view.close", { viewId: rec.id }); } catch (err) { toastError(err); }
   removeView(rec.id);
 }
