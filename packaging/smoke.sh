@@ -11,7 +11,8 @@
 # Steps: --version; tools moka-demo; call moka-demo roll_dice; plugins (no plugin may
 # report an error: entry points must survive freezing); check moka-demo --engine webview
 # (renders the demo views in the app's own webview: Qt offscreen, GTK under Xvfb, the
-# system webview on macOS/Windows). Config and data go to a temporary folder.
+# system webview on macOS/Windows; 60 s per view, for slow CI machines). Config and data
+# go to a temporary folder.
 set -euo pipefail
 
 [ $# -eq 1 ] || { echo "usage: bash packaging/smoke.sh ARTIFACT_DIR_OR_BINARY" >&2; exit 2; }
@@ -88,7 +89,7 @@ run "call moka-demo roll_dice" 'Rolled 3d6: [1-6], [1-6], [1-6] \(total [0-9]+\)
 # Every plugin must load: an "error:" line means a module or an entry point was lost.
 run "plugins" '^moka\.transports ' 'error:' "$BIN" plugins
 run "check moka-demo --engine webview" '^OK: [0-9]+ of [0-9]+ views passed' '' \
-  ${WRAP[@]+"${WRAP[@]}"} "$BIN" check moka-demo --engine webview
+  ${WRAP[@]+"${WRAP[@]}"} "$BIN" check moka-demo --engine webview --timeout 60
 
 echo "smoke: $PASSED passed, $FAILED failed"
 [ $FAILED -eq 0 ]

@@ -311,7 +311,7 @@ def test_smoke_script_runs_every_step_against_a_fake_binary(tmp_path: Path) -> N
     assert "5 passed, 0 failed" in res.stdout
     calls = (fake.parent / "calls").read_text(encoding="utf-8").splitlines()
     assert calls == ["--version", "tools moka-demo", 'call moka-demo roll_dice {"sides":6,"count":3}', "plugins",
-                     "check moka-demo --engine webview"]
+                     "check moka-demo --engine webview --timeout 60"]
 
 
 def test_smoke_script_fails_when_a_plugin_reports_an_error(tmp_path: Path) -> None:
