@@ -42,9 +42,11 @@ function show(conv) {
   ctx.setSubtitle(conv.id ? sidebar.titleOf(conv.id) || "" : "New conversation");
   if (!conv.id) renderDraftWelcome();
   syncComposer();
-  stick = true;
   jumpBtn.hidden = true;
-  scrollToEnd();
+  // A fresh chat shows its welcome from the top; a conversation opens at its newest message.
+  stick = Boolean(conv.id || conv.msgs.size);
+  if (stick) scrollToEnd();
+  else scroller.scrollTop = 0;
 }
 
 function newChat() {
