@@ -22,9 +22,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """One Chromium for the session (Debian's, through Playwright)."""
+    """One Chromium per module (Debian's, through Playwright).
+
+    Module scope, not session: the sync API keeps an event loop running on this thread,
+    which the anyio tests that follow need to be gone.
+    """
     chromium = os.environ.get("MOKA_CHROMIUM") or shutil.which("chromium")
     if not chromium:
         if os.environ.get("CI"):

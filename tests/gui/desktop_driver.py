@@ -14,9 +14,20 @@ from pathlib import Path
 from typing import Any
 
 from moka_shell.paths import Paths
+from moka_shell.shells import desktop
 from moka_shell.shells.desktop import run_desktop
 
-OUT: dict[str, Any] = {}
+OUT: dict[str, Any] = {"jsapi_calls": 0}
+_rpc = desktop.JsApi.rpc
+
+
+def counting_rpc(self: Any, frame: str) -> str:
+    """Count frames that came through pywebview's js_api (not the WebSocket fallback)."""
+    OUT["jsapi_calls"] += 1
+    return _rpc(self, frame)
+
+
+desktop.JsApi.rpc = counting_rpc  # type: ignore[method-assign]
 
 
 def grab(window: Any, path: str) -> None:

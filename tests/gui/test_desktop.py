@@ -24,6 +24,7 @@ def test_desktop_shell_runs_a_tool_and_its_view(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-3000:]
     seen = json.loads(proc.stdout.strip().splitlines()[-1])
     assert seen["view_ready"], (seen, proc.stderr[-3000:])
+    assert seen["jsapi_calls"] > 5  # the page talks to the core through the one js_api entry
     assert seen["arguments"] == {"sides": 6, "count": 3} and len(seen["rolls"]) == 3  # the form sends defaults too
     assert seen["app_info"]["name"] == "moka-demo-dice"
     assert shot.exists() and shot.stat().st_size > 10_000
