@@ -1,0 +1,1 @@
+"""Moka's benchmarks: how fast and how light it is (``python -m bench --help``)."""

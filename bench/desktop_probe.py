@@ -1,0 +1,118 @@
+"""The real desktop app (``moka`` with no arguments), run offscreen with a benchmark driver inside.
+
+    python -m bench.desktop_probe TASK OUT.json [SPEC-JSON]
+
+Moka's own code is not changed: the shell's CoreThread is replaced by a subclass that, once the
+core is up, wraps the ``app.hello`` bridge method (the page calls it when it has booted) and
+starts a driver thread for TASK. The driver writes OUT.json and closes the window.
+
+Tasks: ``start`` (cold start: just the time of app.hello), ``render`` (fresh views, timed),
+``bridge`` (the bench view's tools/call round trips), ``memory`` (PSS idle and with views).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+from moka_shell.shells import desktop
+from moka_shell.shells.runtime import CoreThread
+
+from bench.harness import Core, hook_hello
+
+HELLOS: list[float] = []
+
+
+def window() -> Any:
+    """The main pywebview window."""
+    import webview
+
+    return webview.windows[0]
+
+
+def js(script: str) -> Any:
+    """Run a script in the main window's page; returns its value.
+
+    ``run_js``, not ``evaluate_js``: pywebview's evaluate_js wraps the script in eval(), which
+    Moka's page CSP (script-src 'self') refuses.
+    """
+    return window().run_js(script)
+
+
+def wait_hello(count: int = 1, timeout: float = 60) -> None:
+    """Wait until the page has booted."""
+    deadline = time.monotonic() + timeout
+    while len(HELLOS) < count:
+        if time.monotonic() > deadline:
+            raise TimeoutError("the page never said app.hello")
+        time.sleep(0.005)
+
+
+def drive(core: Core, task: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """Run one task; returns what goes into OUT.json."""
+    wait_hello()
+    if task == "start":
+        return {"hello": HELLOS[0]}
+    core.wait_servers()
+    if task == "render":
+        from bench.render import render_series
+
+        js("location.hash = '#runner'")
+        time.sleep(0.3)
+        return {"views": render_series(core, [tuple(v) for v in spec["views"]], spec["repeat"], browser=None)}
+    if task == "bridge":
+        from bench.bridge import view_round_trips
+
+        js("location.hash = '#runner'")
+        time.sleep(0.3)
+        return {"rtt": view_round_trips(core, spec["server"], spec["calls"], spec["warmup"], browser=None)}
+    if task == "memory":
+        from bench.memory import chat_memory, wait_server_ready
+
+        wait_server_ready(js)
+        return {"memory": chat_memory(js, [os.getpid()], spec["steps"])}
+    raise ValueError(f"unknown task {task!r}")
+
+
+class ProbeCore(CoreThread):
+    """The shell's core thread, plus the benchmark's hook and driver."""
+
+    task = "start"
+    out = Path("probe.json")
+    spec: dict[str, Any] = {}
+
+    def start(self, timeout: float = 30.0) -> None:
+        super().start(timeout)
+        hook_hello(self.web, HELLOS)
+        threading.Thread(target=self._drive, name="bench-driver", daemon=True).start()
+
+    def _drive(self) -> None:
+        result: dict[str, Any] = {}
+        try:
+            result.update(drive(Core(self), self.task, self.spec))
+        except BaseException:  # reported to the benchmark, which decides
+            result["error"] = traceback.format_exc()
+        self.out.write_text(json.dumps(result), encoding="utf-8")
+        if self.task == "start":
+            os._exit(0)  # only the start-up was measured: skip the orderly shutdown
+        window().destroy()
+
+
+def main() -> int:
+    """Run the desktop app with the probe."""
+    ProbeCore.task, ProbeCore.out = sys.argv[1], Path(sys.argv[2])
+    ProbeCore.spec = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}
+    desktop.CoreThread = ProbeCore  # type: ignore[misc]
+    from moka_shell.cli.main import main as moka_main
+
+    return moka_main([])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

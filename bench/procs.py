@@ -1,0 +1,98 @@
+"""Memory of a process tree: proportional set size (PSS) from /proc/<pid>/smaps_rollup.
+
+PSS splits shared pages between the processes that map them, so a tree's PSS sum counts
+each page once. Processes that vanish while being read are skipped.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class Proc:
+    """One process: its id, parent, short name and PSS in KiB."""
+
+    pid: int
+    ppid: int
+    name: str
+    pss_kb: int
+
+
+def _stat(pid: int) -> tuple[int, str] | None:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    name = text[text.index("(") + 1:text.rindex(")")]
+    ppid = int(text[text.rindex(")") + 2:].split()[1])
+    return ppid, name
+
+
+def pss_kb(pid: int) -> int:
+    """A process's PSS in KiB (0 if it is gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def descendants(root: int) -> list[int]:
+    """root and every process below it."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            st = _stat(int(entry))
+            if st is not None:
+                children.setdefault(st[0], []).append(int(entry))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(children.get(pid, []))
+    return out
+
+
+def tree(roots: list[int], *, exclude: tuple[str, ...] = ()) -> list[Proc]:
+    """Every process under the roots (names starting with an excluded prefix are left out)."""
+    seen: set[int] = set()
+    procs = []
+    for root in roots:
+        for pid in descendants(root):
+            st = _stat(pid)
+            if pid in seen or st is None or st[1].startswith(exclude):
+                continue
+            seen.add(pid)
+            procs.append(Proc(pid, st[0], st[1], pss_kb(pid)))
+    return procs
+
+
+def mib(procs: list[Proc]) -> float:
+    """Total PSS in MiB."""
+    return sum(p.pss_kb for p in procs) / 1024
+
+
+def by_kind(procs: list[Proc]) -> dict[str, float]:
+    """PSS in MiB grouped by process name (QtWebEngineProc, chromium, python, node...)."""
+    out: dict[str, float] = {}
+    for p in procs:
+        out[p.name] = round(out.get(p.name, 0) + p.pss_kb / 1024, 1)
+    return out
+
+
+def chromium_roots(parent: int) -> list[int]:
+    """Chromium browser processes started (through Playwright's driver) below parent."""
+    roots = []
+    for pid in descendants(parent):
+        st = _stat(pid)
+        if st is None or not st[1].startswith(("chrom", "headless")):
+            continue
+        parent_st = _stat(st[0])
+        if parent_st is None or not parent_st[1].startswith(("chrom", "headless")):
+            roots.append(pid)
+    return roots

@@ -1,0 +1,87 @@
+"""View render: a UI tool is called, a fresh view mounts, and the result reaches it.
+
+Times are from the moment the tool call starts. "render" is what the issue asks for: from the
+moment the result is available in the core to the moment the initialized view has it (measured
+inside the view frame in Chromium; in Qt, when the core posts it to the initialized view).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from typing import Any
+
+from bench.context import Context
+from bench.env import bench_stdio, demo, npm, workspace
+from bench.harness import Chromium, Core, render_once, run_desktop_probe
+from bench.stats import Result, Target
+
+SERVERS: dict[str, Callable[[], dict[str, Any]]] = {
+    "bench": bench_stdio,
+    "moka-demo": demo,
+    "vanilla": lambda: npm("mcp-server-basic-vanillajs"),
+    "react": lambda: npm("mcp-server-basic-react"),
+    "budget": lambda: npm("mcp-budget-allocator-server"),
+    "monitor": lambda: npm("mcp-system-monitor-server"),
+}
+LABELS = {"bench": "bench view (no SDK)", "moka-demo": "moka-demo dice", "vanilla": "basic-vanillajs",
+          "react": "basic-react", "budget": "budget-allocator", "monitor": "system-monitor"}
+QUICK = [("bench", "bench_view"), ("moka-demo", "roll_dice"), ("vanilla", "get-time")]
+FULL = QUICK + [("react", "get-time"), ("budget", "get-budget-data"), ("monitor", "get-system-info")]
+TARGET = Target(150, "under 150 ms median (basic-vanillajs)")
+STEPS = ("proxy_ready", "document", "initialize", "initialized", "result_ready", "result_sent", "in_view", "painted")
+
+
+def render_series(core: Core, views: list[tuple[str, str]], repeat: int,
+                  browser: Chromium | None) -> dict[str, list[dict[str, Any]]]:
+    """One warm-up per view, then ``repeat`` rounds over all views (interleaved against drift)."""
+    out: dict[str, list[dict[str, Any]]] = {f"{s}/{t}": [] for s, t in views}
+    for server, tool in views:
+        render_once(core, server, tool, {}, browser=browser)
+    for _ in range(repeat):
+        for server, tool in views:
+            out[f"{server}/{tool}"].append(render_once(core, server, tool, {}, browser=browser))
+    return out
+
+
+def _chromium(ws_paths: Any, views: list[tuple[str, str]], repeat: int) -> dict[str, list[dict[str, Any]]]:
+    core = Core.start(ws_paths)
+    browser = Chromium()
+    try:
+        core.wait_servers()
+        browser.open(core.web.url + "#runner")
+        core.wait_hello()
+        return render_series(core, views, repeat, browser)
+    finally:
+        browser.close()
+        core.stop()
+
+
+def results_for(engine: str, data: dict[str, list[dict[str, Any]]]) -> list[Result]:
+    """Two figures per view: render (result available → in view) and tool call → initialized."""
+    out = []
+    for key, runs in data.items():
+        server, tool = key.split("/", 1)
+        name = f"{LABELS.get(server, server)} {tool}"
+        render = [r.get("in_view_wait", r["wait"]) for r in runs]
+        steps = {k: round(statistics.median(r[k] for r in runs), 1) for k in STEPS if all(k in r for r in runs)}
+        how = "measured in the view frame" if engine == "chromium" else "posted to the initialized view by the core"
+        out.append(Result(f"render.{engine}.{server}", f"View render, result available → in view: {name} ({engine})",
+                          "ms", render, target=TARGET if server == "vanilla" else None,
+                          notes=f"fresh view each time; {how}", extra={"median_ms_from_tool_call": steps}))
+        out.append(Result(f"render.{engine}.{server}.initialized", f"Tool call → view initialized: {name} ({engine})",
+                          "ms", [r["initialized"] for r in runs]))
+    return out
+
+
+def run(ctx: Context) -> list[Result]:
+    """Chromium (in-process core, Playwright) and the Qt desktop shell (offscreen subprocess)."""
+    views = ctx.pick(QUICK, FULL)
+    repeat = ctx.pick(4, 15)
+    servers = {name: SERVERS[name]() for name in dict.fromkeys(s for s, _ in views)}
+    with workspace(servers) as ws:
+        ctx.log(f"render: {len(views)} views x {repeat} in Chromium")
+        chromium = _chromium(ws.paths, views, repeat)
+        ctx.log(f"render: {len(views)} views x {repeat} in the Qt desktop shell")
+        qt = run_desktop_probe(ws.env(), "render", {"views": views, "repeat": repeat}, timeout=300)["views"]
+    return results_for("chromium", chromium) + results_for("qt", qt)
