@@ -221,10 +221,13 @@ class _Recorder:
         return next((a, k) for c, a, k in self.calls if c == kind)
 
 
-def _run_spec(flavor: str, monkeypatch: pytest.MonkeyPatch) -> _Recorder:
-    monkeypatch.setenv("MOKA_FLAVOR", flavor)
+def _run_spec(flavor: str | None, monkeypatch: pytest.MonkeyPatch, platform: str = "linux") -> _Recorder:
+    if flavor is None:
+        monkeypatch.delenv("MOKA_FLAVOR", raising=False)
+    else:
+        monkeypatch.setenv("MOKA_FLAVOR", flavor)
     monkeypatch.delenv("MOKA_BUNDLE_SYSTEM_LIBS", raising=False)
-    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.setattr(sys, "platform", platform)
     required = [(d, "/nonexistent/" + d, "DATA") for d in slim.QT_REQUIRED]
     rec = _Recorder({
         "binaries": [(Q + "libexec/QtWebEngineProcess", "/nonexistent/QtWebEngineProcess", "BINARY"),
@@ -275,6 +278,30 @@ def test_spec_gtk_flavor(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_spec_rejects_an_unknown_flavor(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(SystemExit, match="MOKA_FLAVOR"):
         _run_spec("electron", monkeypatch)
+    with pytest.raises(SystemExit, match="for Linux"):
+        _run_spec("qt", monkeypatch, platform="darwin")
+
+
+def test_spec_macos_makes_an_app_bundle(monkeypatch: pytest.MonkeyPatch) -> None:
+    rec = _run_spec(None, monkeypatch, platform="darwin")  # default flavour there: native
+    _args, kwargs = rec.first("Analysis")
+    assert {"PyQt6", "gi", "playwright"} <= set(kwargs["excludes"]) and kwargs["runtime_hooks"] == []
+    exes = [k for c, _a, k in rec.calls if c == "EXE"]
+    assert [(e["name"], e["strip"], e["upx"]) for e in exes] == [("moka", False, False)]
+    bundle_args, bundle = rec.first("BUNDLE")
+    assert bundle["name"] == "Moka.app" and bundle["bundle_identifier"]
+    assert Path(bundle["icon"]).is_file()
+    assert bundle["info_plist"]["CFBundleShortVersionString"] == bundle["version"]
+
+
+def test_spec_windows_has_a_console_and_a_windowed_exe(monkeypatch: pytest.MonkeyPatch) -> None:
+    rec = _run_spec(None, monkeypatch, platform="win32")
+    exes = [k for c, _a, k in rec.calls if c == "EXE"]
+    assert [(e["name"], e["console"]) for e in exes] == [("moka", True), ("mokaw", False)]
+    assert all(e["strip"] is False and e["upx"] is False and Path(e["icon"]).is_file() for e in exes)
+    coll_args, coll = rec.first("COLLECT")
+    assert coll["name"] == "moka" and sum(1 for a in coll_args if getattr(a, "kind", "") == "EXE") == 2
+    assert not any(c == "BUNDLE" for c, _a, _k in rec.calls)
 
 
 # ---- scripts and release files ------------------------------------------------------------------
