@@ -113,7 +113,7 @@ def test_message_link_download_and_teardown(moka_factory) -> None:  # type: igno
     assert msgs[0]["source"] == "app" and "hello from the playground" in msgs[0]["content"]
 
     frame.click("#btn-link")  # consent is "ask": the person is asked, and says no
-    moka.page.wait_for_selector("#consent-dialog", timeout=10000)
+    moka.page.wait_for_selector("#consent-dialog", timeout=30000)
     moka.page.click("#consent-deny")
     assert "-32000" in wait_log(moka, frame, "link", "refused" if frame.locator('#log li[data-action="link"][data-outcome="refused"]').count() else "error")
 
