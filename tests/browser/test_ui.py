@@ -150,3 +150,24 @@ def test_inspector_lists_filters_and_exports_ui_rpc(moka_factory) -> None:  # ty
     lines = [json.loads(line) for line in open(dl.value.path()).read().splitlines() if line.strip()]
     assert lines and all(e["channel"] == "ui.rpc" and "ui/initialize" in (e.get("method") or "") for e in lines)
     assert any(e.get("view") == view.id for e in lines)
+
+
+def test_plugin_theme_reaches_a_view(moka_factory) -> None:  # type: ignore[no-untyped-def]
+    """The Matcha theme plugin (installed through its entry point) restyles Moka and the view."""
+    moka = moka_factory({"moka-demo": DEMO})
+    if "matcha" not in moka.app.themes:
+        import pytest
+
+        pytest.fail("moka-theme-matcha is not installed: scripts/setup.sh installs plugins/*")
+    page = moka.open("runner")
+    moka.call("tools.run", {"server": "moka-demo", "tool": "open_playground", "arguments": {}})
+    view = moka.wait_view_ready("open_playground")
+    frame = moka.frame(view.id)
+    frame.wait_for_selector('body[data-state="ready"]')
+    assert int(frame.locator("#ctx-style-vars").inner_text()) == 76
+    moka.call("theme.set", {"themeId": "matcha", "mode": "light"})
+    moka.wait(lambda: frame.locator("#ctx-style-vars").inner_text().strip() == "12", what="Matcha's variables")
+    background = frame.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--color-background-primary')")
+    assert background.strip() == "#fbfdf8"
+    moka.wait(lambda: page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--moka-accent')").strip()
+              == "#4f7a28", what="Moka's accent restyled")
