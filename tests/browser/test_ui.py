@@ -171,3 +171,25 @@ def test_plugin_theme_reaches_a_view(moka_factory) -> None:  # type: ignore[no-u
     assert background.strip() == "#fbfdf8"
     moka.wait(lambda: page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--moka-accent')").strip()
               == "#4f7a28", what="Moka's accent restyled")
+
+
+def test_many_views_park_off_screen_and_come_back(moka_factory) -> None:  # type: ignore[no-untyped-def]
+    """With more than six live views, off-screen ones are torn down and re-rendered when scrolled back."""
+    moka = moka_factory({"moka-demo": DEMO})
+    page = moka.open("runner")
+    for i in range(10):
+        moka.call("tools.run", {"server": "moka-demo", "tool": "roll_dice", "arguments": {"count": 1 + i % 5}})
+    moka.wait(lambda: sum(1 for v in moka.views() if v.state == "ready") >= 6, 60, "views ready")
+    cards = page.locator(".view-slot")
+    for i in range(cards.count()):  # scroll through everything, as a person would
+        cards.nth(i).scroll_into_view_if_needed()
+        page.wait_for_timeout(150)
+    moka.wait(lambda: sum(1 for v in moka.views() if v.state == "parked") >= 3, 30, "parked views")
+    moka.wait(lambda: sum(1 for v in moka.views() if v.live) <= 6, 30, "at most six live views")
+    parked = next(v for v in moka.views() if v.state == "parked")
+    teardowns = [e for e in moka.ui_rpc(parked.id) if e.get("method") == "ui/resource-teardown"]
+    assert teardowns  # parked properly, not just hidden
+    page.locator(f'.view-slot[data-view-id="{parked.id}"]').scroll_into_view_if_needed()
+    moka.wait(lambda: parked.state == "ready" and "result_sent" in parked.timings, 30, "the parked view back")
+    inits = [e for e in moka.ui_rpc(parked.id) if e.get("method") == "ui/initialize"]
+    assert len(inits) == 2  # a new frame, a new handshake, input and result replayed

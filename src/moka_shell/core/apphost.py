@@ -56,6 +56,7 @@ class AppHost:
         self.client: dict[str, Any] = {}
         self.handshake_timeout = HANDSHAKE_TIMEOUT
         self._watchers: set[asyncio.Task[None]] = set()
+        self.offscreen_since: dict[str, float] = {}
         from moka_shell.core.dispatcher import Dispatcher
 
         self.dispatcher = Dispatcher(self)
@@ -158,6 +159,7 @@ class AppHost:
         view.initialized = True
         view.state = "ready"
         view.mark("initialized")
+        self.enforce_live_limit()
         self.app.emit("view.status", {"viewId": view.id, "state": "ready"})
         for msg in view.data_messages():
             self._post(view, msg)
@@ -338,6 +340,7 @@ class AppHost:
                 pass  # most views answer -32601 or never: an error means go ahead
         self._drop_inflight(view)
         view.state = "parked" if park else "closed"
+        view.parking = False
         view.initialized = False
         view.key = secrets.token_urlsafe(18)  # the old frame's document URL stops working
         view.app_tools = []
@@ -367,20 +370,30 @@ class AppHost:
                 fut.set_result({"error": {"code": -32603, "message": "view closed"}})
 
     def on_offscreen(self, view: View) -> None:
-        """Many-views policy: park the oldest off-screen views beyond MAX_LIVE_VIEWS."""
-        view.timings["offscreen_at"] = time.monotonic()
-        live = [v for v in self.views.values() if v.state == "ready"]
-        if len(live) <= MAX_LIVE_VIEWS:
+        """A view's card left the screen: it may be parked."""
+        self.offscreen_since[view.id] = time.monotonic()
+        self.enforce_live_limit()
+
+    def enforce_live_limit(self) -> None:
+        """Many-views policy: while more than MAX_LIVE_VIEWS are live, park the views that have
+        been off screen longest (inline ones only; fullscreen, pip and pop-outs stay)."""
+        live = [v for v in self.views.values() if v.live and not v.parking]
+        excess = len(live) - MAX_LIVE_VIEWS
+        if excess <= 0:
             return
-        offscreen = sorted((v for v in live if "offscreen_at" in v.timings and v.display_mode == "inline"),
-                           key=lambda v: v.timings["offscreen_at"])
-        for victim in offscreen[: len(live) - MAX_LIVE_VIEWS]:
+        # Only views that finished their handshake: a loading view is left to finish first.
+        offscreen = sorted((v for v in live if v.id in self.offscreen_since and v.display_mode == "inline"
+                            and v.initialized),
+                           key=lambda v: self.offscreen_since[v.id])
+        for victim in offscreen[:excess]:
+            victim.parking = True
             asyncio.get_running_loop().create_task(self.close(victim, "scrolled out of view", park=True))
 
     def on_onscreen(self, view: View) -> None:
-        """A parked view scrolled back: remount it."""
-        view.timings.pop("offscreen_at", None)
+        """A view scrolled back: remount it if it was parked."""
+        self.offscreen_since.pop(view.id, None)
         self.remount(view)
+        self.enforce_live_limit()
 
     async def close_all(self) -> None:
         """Tear down every live view (shutdown)."""

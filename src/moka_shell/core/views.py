@@ -54,6 +54,7 @@ class View:
     timings: dict[str, float] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    parking: bool = False  # a teardown for parking is under way
 
     def mark(self, what: str) -> None:
         """Record when a lifecycle step happened (perf_counter seconds)."""

@@ -192,7 +192,7 @@ class Checker:
         assert app is not None
         t0 = view.timings.get("t0") or view.timings.get("created", 0)
         vr.timings_ms = {k: round((v - t0) * 1000, 1) for k, v in view.timings.items()
-                         if k not in ("t0", "offscreen_at") and isinstance(v, float) and v >= t0}
+                         if k != "t0" and isinstance(v, float) and v >= t0}
         vr.app_info = view.app_info
         events = app.inspector.query(EventFilter(view=view.id), limit=5000)
         vr.transcript = [{"direction": e["direction"], "channel": e["channel"], "method": e.get("method"),
