@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# Set up (if needed) everything the tests use, then run them: type check, the test suite
-# (unit, real subprocess servers, Chromium end to end, the desktop shell offscreen) and the
-# quick benchmark run that keeps bench/ working.
+# Set up (if needed) everything the tests use, then run them: the type check, the test suite
+# (unit, real subprocess servers, Chromium end to end, the desktop shell offscreen), the quick
+# benchmark run that keeps bench/ working, and — in CI (CI=true) or with MOKA_TEST_PACKAGING=1 —
+# both Linux packages built from this checkout and smoke-tested.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MOKA_SETUP_TEST=1 bash scripts/setup.sh
 export QT_QPA_PLATFORM=offscreen QTWEBENGINE_CHROMIUM_FLAGS="--no-sandbox"
+unset DISPLAY WAYLAND_DISPLAY
+if [ "${CI:-}" = "true" ]; then export MOKA_TEST_PACKAGING=${MOKA_TEST_PACKAGING:-1}; fi
 echo "== mypy"
 .venv/bin/python -m mypy --no-error-summary src/moka_shell
 echo "== pytest"
 .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+if [ -f bench/__main__.py ]; then
+  echo "== benchmarks (quick)"
+  .venv/bin/python -m bench --quick
+fi
