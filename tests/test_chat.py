@@ -13,6 +13,7 @@ import pytest
 
 from moka_shell.config import MokaConfig, ServerConfig
 from moka_shell.core.app import MokaApp
+from moka_shell.errors import ToolCallError
 from moka_shell.paths import Paths
 from moka_shell.testing.fake_anthropic import FakeAnthropicServer
 from moka_shell.testing.fake_openai import Error, FakeOpenAIServer, Text, ToolCall
@@ -247,3 +248,24 @@ async def test_anthropic_plugin_runs_the_same_loop(paths: Paths) -> None:
     names = [t["name"] for t in srv.requests[0]["tools"]]
     assert "roll_dice" in names and "reroll_dice" not in names
     assert "sk-ant-test" not in json.dumps(app.inspector.query(limit=100000))  # keys never reach the inspector
+
+
+@pytest.mark.parametrize("policy", ["allow", "deny"])
+async def test_server_sampling_needs_consent(paths: Paths, policy: str) -> None:
+    """sampling/createMessage from an MCP server reaches the backend only when the person allows it."""
+    fault = [sys.executable, str(ROOT / "tests" / "servers" / "fault_server.py")]
+    with FakeOpenAIServer() as srv:
+        srv.enqueue([[Text("forty-two")]])
+        app, _events = await make_app(paths, srv.base_url, servers={"fault": ServerConfig(command=fault[0], args=fault[1:])})
+        app.config.consent.sampling = policy  # type: ignore[assignment]
+        try:
+            if policy == "allow":
+                result = await app.servers.get("fault").call_tool("ask_model", {"question": "meaning of life?"})
+                assert result["content"][0]["text"] == "the model said: forty-two"
+                assert srv.requests[0]["messages"][-1]["content"] == "meaning of life?"
+            else:
+                with pytest.raises(ToolCallError, match="did not allow 'fault' to use the model"):
+                    await app.servers.get("fault").call_tool("ask_model", {"question": "meaning of life?"})
+                assert not srv.requests  # nothing reached the provider
+        finally:
+            await app.stop()

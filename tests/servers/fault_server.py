@@ -6,7 +6,11 @@ import os
 import sys
 import time
 
+from typing import Annotated
+
 from mcp.server import MCPServer
+from mcp.server.mcpserver.resolve import Resolve, Sample
+from mcp_types import CreateMessageResult, SamplingMessage, TextContent
 
 server = MCPServer("fault-server")
 
@@ -40,6 +44,17 @@ def with_view() -> str:
 def fault_view() -> str:
     """The trivial view."""
     return "<!doctype html><html><head><title>fault view</title></head><body>fault</body></html>"
+
+
+def _sample(question: str) -> Sample:
+    return Sample([SamplingMessage(role="user", content=TextContent(type="text", text=question))], max_tokens=50)
+
+
+@server.tool()
+def ask_model(question: str, answer: Annotated[CreateMessageResult, Resolve(_sample)]) -> str:
+    """Ask the host's model (sampling/createMessage) and return what it said."""
+    content = answer.content
+    return f"the model said: {getattr(content, 'text', content)}"
 
 
 @server.tool()

@@ -14,7 +14,7 @@ from typing import Any
 from moka_shell.config import ConfigFile, MokaConfig
 from moka_shell.core.servers import ServerManager
 from moka_shell.core.themes import theme_payload
-from moka_shell.errors import ConfigError, UsageError
+from moka_shell.errors import AgentError, ConfigError, UsageError
 from moka_shell.inspector import Inspector
 from moka_shell.paths import Paths
 from moka_shell.plugins import PluginHost, Registered
@@ -93,6 +93,7 @@ class MokaApp:
         wanted = self.config.mcp_servers
         if servers is not None:
             wanted = {n: c for n, c in wanted.items() if n in servers}
+        self.servers.sampler = self._server_sampling if store else None
         self.problems = self.servers.load(wanted)
         self.servers.start_all()
         if store:
@@ -177,6 +178,18 @@ class MokaApp:
             return False
         finally:
             self._consents.pop(request_id, None)
+
+    async def _server_sampling(self, server: str, params: dict[str, Any]) -> dict[str, Any]:
+        """sampling/createMessage from an MCP server: only after the person allows it."""
+        self.inspector.record("agent", {"event": "sampling-request", "server": server,
+                                        "messages": len(params.get("messages") or [])}, server=server,
+                              method="sampling/createMessage")
+        if not await self.consent("sampling", server, {"messages": params.get("messages"),
+                                                       "systemPrompt": params.get("systemPrompt")}):
+            raise AgentError(f"the person did not allow {server!r} to use the model")
+        if self.chat is None or not self.chat.backend_configured():
+            raise AgentError("no model backend is set up for sampling")
+        return await self.chat.sample(params)  # type: ignore[no-any-return]
 
     def answer_consent(self, request_id: str, allow: bool, remember: bool, action: str | None = None) -> None:
         """The person answered a consent request."""

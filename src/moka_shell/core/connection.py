@@ -63,6 +63,8 @@ class ServerConnection:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._list_changed_task: asyncio.Task[None] | None = None
+        # Set by MokaApp: answers sampling/createMessage from this server (after consent).
+        self.sampler: Callable[[str, dict[str, Any]], Any] | None = None
 
     # ---- lifecycle ---------------------------------------------------------------------------
 
@@ -149,7 +151,8 @@ class ServerConnection:
                 async with Client(logged, extensions=[UI_EXTENSION], read_timeout_seconds=CALL_TIMEOUT,
                                   client_info=types.Implementation(name="moka", version=__version__),
                                   message_handler=self._on_message, log_level="info",
-                                  logging_callback=self._on_log, cache=None) as client:
+                                  logging_callback=self._on_log, cache=None,
+                                  sampling_callback=self._on_sampling if self.sampler else None) as client:
                     # The child has our copy of the pipe now; close ours so EOF means "exited".
                     errlog.close()
                     self.client = client
@@ -276,6 +279,15 @@ class ServerConnection:
         if name in ("ToolListChangedNotification", "ResourceListChangedNotification") and self.client is not None:
             await self._refresh(self.client)
             self.on_change(self)
+
+    async def _on_sampling(self, context: Any, params: Any) -> Any:
+        """A server asks the model for a message: the person decides, then the current backend answers."""
+        assert self.sampler is not None
+        try:
+            result = await self.sampler(self.name, dump(params))
+        except MokaError as exc:
+            return types.ErrorData(code=-1, message=str(exc))
+        return types.CreateMessageResult.model_validate(result)
 
     async def _on_log(self, params: Any) -> None:
         self.inspector.record("server", dump(params), server=self.name, method="notifications/message")

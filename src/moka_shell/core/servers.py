@@ -24,6 +24,7 @@ class ServerManager:
         self.connections: dict[str, ServerConnection] = {}
         self._on_change = on_change or (lambda: None)
         self.connect_timeout = connect_timeout
+        self.sampler: Callable[[str, dict[str, Any]], Any] | None = None
 
     def _make(self, name: str, config: ServerConfig) -> ServerConnection:
         reg = self.transports.get(config.transport_id)
@@ -33,8 +34,10 @@ class ServerManager:
                 f"(available: {', '.join(sorted(self.transports))})", key_path=f"mcpServers.{name}.type",
                 hint="install the plugin that provides it, or fix 'type'",
             )
-        return ServerConnection(name, config, reg.obj, self.inspector, lambda _c: self._on_change(),
+        conn = ServerConnection(name, config, reg.obj, self.inspector, lambda _c: self._on_change(),
                                 connect_timeout=self.connect_timeout)
+        conn.sampler = self.sampler
+        return conn
 
     def load(self, servers: dict[str, ServerConfig]) -> list[ConfigError]:
         """Create connections for the configured servers; returns per-server problems."""
