@@ -97,7 +97,7 @@ def _pairs(items: list[str], what: str) -> dict[str, str]:
 
 def servers_add(args: argparse.Namespace) -> int:
     """Add a stdio (``-- COMMAND ARGS``) or HTTP (``--url``) server to the config."""
-    argv = [a for a in args.argv if a != "--"] if args.argv else []
+    argv = list(args.argv)
     if not args.url and not argv:
         raise UsageError("give a command after `--` or a --url",
                          hint="moka servers add NAME -- npx -y @modelcontextprotocol/server-basic-vanillajs --stdio")

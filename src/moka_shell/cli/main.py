@@ -52,8 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     sa.add_argument("--env", action="append", default=[], metavar="K=V", help="environment variable (repeatable)")
     sa.add_argument("--cwd")
     sa.add_argument("--type", help="a plugin transport id")
-    sa.add_argument("argv", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
-    sa.set_defaults(func=commands.servers_add)
+    sa.set_defaults(func=commands.servers_add, argv=[])
     sr = ssub.add_parser("remove", help="remove a server")
     sr.add_argument("name")
     sr.set_defaults(func=commands.servers_remove)
@@ -123,7 +122,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from moka_shell.demo.server import main as demo_main
 
             return int(demo_main(args_list[1:]) or 0)
+        # `moka servers add NAME [options] -- COMMAND ARGS...`: everything after "--" is the command.
+        command: list[str] = []
+        if "servers" in args_list and "--" in args_list:
+            cut = args_list.index("--")
+            args_list, command = args_list[:cut], args_list[cut + 1:]
         args = build_parser().parse_args(args_list)
+        if command:
+            args.argv = command
         return int(args.func(args) or 0)
     except MokaError as exc:
         print(f"moka: {exc}", file=sys.stderr)
