@@ -101,7 +101,7 @@ class ChatEngine:
         """Exactly how to add a model backend."""
         return ("No model backend is set up yet, so Moka can't chat. The Tool runner works without one.\n"
                 "To add one: open Settings → Model and pick a backend, or run "
-                "`moka chat --backend openai --model gpt-4o-mini \"hello\"` with OPENAI_API_KEY set. "
+                "`moka chat --backend openai \"hello\"` with OPENAI_API_KEY set. "
                 "Local models work too: start Ollama (`ollama serve`) or LM Studio's server and pick "
                 "'ollama' or 'lmstudio'. Keys go in the OS keyring (`moka keys set openai`) or an environment variable.")
 
