@@ -123,8 +123,6 @@ def _key_path(loc: tuple[int | str, ...]) -> str:
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif part in ("function-after[_needs_command_or_url()]",):
-            continue
         else:
             out += ("." if out else "") + str(part)
     return out or "(top level)"

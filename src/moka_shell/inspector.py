@@ -133,12 +133,6 @@ class Inspector:
             self._file.flush()
             self._last_flush = now
 
-    def flush(self) -> None:
-        """Push buffered lines to disk."""
-        with self._lock:
-            if self._file:
-                self._file.flush()
-
     def close(self) -> None:
         """Flush and close the day file."""
         with self._lock:

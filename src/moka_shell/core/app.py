@@ -17,7 +17,7 @@ from moka_shell.core.themes import theme_payload
 from moka_shell.errors import AgentError, ConfigError, UsageError
 from moka_shell.inspector import Inspector
 from moka_shell.paths import Paths
-from moka_shell.plugins import PluginHost, Registered
+from moka_shell.plugins import PluginHost
 
 log = logging.getLogger("moka")
 Listener = Callable[[str, dict[str, Any]], None]
@@ -199,7 +199,3 @@ class MokaApp:
         if remember and action:
             setattr(self.config.consent, action, "allow" if allow else "deny")
             self.save_config()
-
-    def registered(self, kind: str) -> dict[str, Registered[Any]]:
-        """One of the registries by name (transports, backends, themes, display_modes)."""
-        return dict(getattr(self, kind))
