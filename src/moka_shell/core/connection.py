@@ -57,7 +57,7 @@ class ServerConnection:
         self.protocol_version: str | None = None
         self.server_info: dict[str, Any] | None = None
         self.generation = 0
-        self._ready = asyncio.Event()
+        self._connecting = False  # True from start() until the current attempt ends
         self._dead = asyncio.Event()
         self._stop = asyncio.Event()
         self._wake = asyncio.Event()
@@ -92,7 +92,6 @@ class ServerConnection:
     async def restart(self) -> None:
         """Drop the current connection and connect again now."""
         await self.stop()
-        self._ready.clear()
         self.start()
 
     async def wait_ready(self, timeout: float) -> bool:
@@ -105,8 +104,6 @@ class ServerConnection:
                 return False
             await asyncio.sleep(0.02)
         return self.status == "ready"
-
-    _connecting = False
 
     def _set(self, status: Status, error: str | None = None) -> None:
         self.status = status
@@ -124,7 +121,6 @@ class ServerConnection:
             error = await self._connect_once()
             self._connecting = False
             self.client = None
-            self._ready.clear()
             if self._stop.is_set():
                 break
             failures = failures + 1 if error else 0
@@ -161,7 +157,6 @@ class ServerConnection:
                     self.server_info = dump(info) if info is not None else None
                     await self._refresh(client)
                     scope.deadline = float("inf")
-                    self._ready.set()
                     self._set("ready")
                     self._start_listening(client)
                     await self._park()
