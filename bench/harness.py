@@ -14,7 +14,7 @@ from moka_shell.shells.runtime import CoreThread
 from bench.env import CHROMIUM, CHROMIUM_ARGS
 
 T = TypeVar("T")
-VIEWPORT = {"width": 1180, "height": 820}
+VIEWPORT_SIZE = (1180, 820)  # the desktop window's default size
 
 # Runs in every frame of the page. In a view's frame it notes (epoch ms) when tool-result arrived
 # and the next frame painted, so "the view has it" is measured where the view lives.
@@ -93,7 +93,8 @@ class Chromium:
 
         self._pw = sync_playwright().start()
         self.browser = self._pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        self.page = self.browser.new_page(viewport=VIEWPORT)
+        width, height = VIEWPORT_SIZE
+        self.page = self.browser.new_page(viewport={"width": width, "height": height})
         self.page.add_init_script(IN_VIEW_PROBE)
 
     def open(self, url: str) -> None:
@@ -120,16 +121,27 @@ class Chromium:
 
 
 def render_once(core: Core, server: str, tool: str, args: dict[str, Any], *, browser: Chromium | None = None,
-                timeout: float = 30, keep: bool = False) -> dict[str, Any]:
+                timeout: float = 30, keep: bool = False, premount: bool = False) -> dict[str, Any]:
     """Call a UI tool with a fresh view and time it until the initialized view got the result.
+
+    With ``premount`` the view is opened and initialized first, as in a chat turn, and then the
+    tool is called for it.
 
     Returns milliseconds from the tool call: ``initialized``, ``result_ready``, ``result_sent``,
     ``in_view`` (Chromium only: the view's own clock), and ``wait`` = result available → posted.
     """
 
+    ready: View | None = None
+    if premount:  # the chat's path: the view mounts while the model streams the call
+        ready = core.run(core.app.apphost.open_view(server, tool))
+        assert ready is not None, f"{server}/{tool} has no view"
+        deadline = time.monotonic() + timeout
+        while not ready.initialized and ready.state != "failed" and time.monotonic() < deadline:
+            time.sleep(0.005)
+
     async def call() -> View:
         start, start_epoch = time.perf_counter(), time.time()
-        _cid, view, _result = await core.app.apphost.run_tool(server, tool, args)
+        _cid, view, _result = await core.app.apphost.run_tool(server, tool, args, view=ready)
         assert view is not None, f"{server}/{tool} has no view"
         view.timings["bench_t0"] = start
         view.timings["bench_epoch"] = start_epoch

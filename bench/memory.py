@@ -36,14 +36,14 @@ TARGET_10 = Target(400, "whole tree under 400 MB with 10 views")
 Js = Callable[[str], Any]
 
 
-def measure(roots: list[int], settle: float = 2.0) -> dict[str, Any]:
+def measure(roots: list[int], settle: float = 1.5) -> dict[str, Any]:
     """Median of three PSS readings of the tree, after letting it settle."""
     time.sleep(settle)
     readings = []
     for _ in range(3):
         tree = procs.tree(roots)
         readings.append((procs.mib(tree), tree))
-        time.sleep(0.5)
+        time.sleep(0.3)
     total, tree = sorted(readings, key=lambda r: r[0])[1]
     return {"pss_mib": round(total, 1), "processes": len(tree), "by_process": procs.by_kind(tree)}
 
@@ -77,7 +77,7 @@ def chat_memory(js: Js, roots: list[int], steps: list[int]) -> dict[str, Any]:
         start = time.monotonic()
         chat_until(js, n)
         took = time.monotonic() - start
-        m = measure(roots, settle=3.0)
+        m = measure(roots, settle=2.5)
         states = status(js)["states"]
         m.update(seconds_to_open=round(took, 1), live=states.count("ready"), parked=states.count("parked"))
         out[str(n)] = m

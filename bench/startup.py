@@ -26,13 +26,18 @@ from bench.stats import Result, Target
 TARGET = Target(1500, "under 1.5 s")
 
 
-def bare_webview(env: dict[str, str]) -> float:
-    """ms from spawning a bare pywebview window to its page's first js_api call."""
+def bare_webview(env: dict[str, str]) -> float | None:
+    """ms from spawning a bare pywebview window to its page's first js_api call (None: it hung)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.json"
         spawned = time.time()
-        subprocess.run([sys.executable, "-m", "bench.bare_webview", str(out)], cwd=ROOT, env={**env, **QT_ENV},
-                       timeout=60, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        try:
+            subprocess.run([sys.executable, "-m", "bench.bare_webview", str(out)], cwd=ROOT, env={**env, **QT_ENV},
+                           timeout=20, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            pass  # seen once in many runs; the reference then has one sample less
+        if not out.exists():
+            return None
         return (json.loads(out.read_text())["hello"] - spawned) * 1000
 
 
@@ -94,7 +99,9 @@ def run(ctx: Context) -> list[Result]:
         for _ in range(repeat):
             runs["desktop"].append(desktop(env))
             runs["browser"].append(browser(env))
-            bare.append(bare_webview(env))
+            ms = bare_webview(env)
+            if ms is not None:
+                bare.append(ms)
     return [
         Result("startup.desktop", "Cold start to interactive, desktop shell (spawn → page booted)", "ms",
                [r["spawn"] for r in runs["desktop"]], reference=bare, reference_title="bare pywebview window, one page",
