@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-HEAD = ("| Figure | Median | Spread (p10–p90) | n | Reference (median) | Difference · ratio | Target |\n"
+HEAD = ("| Figure | Median | Spread (p10–p90; min–max if n < 5) | n | Reference (median) | Difference · ratio | Target |\n"
         "|---|---:|---:|---:|---:|---:|---|")
 
 
@@ -18,7 +18,8 @@ def _num(x: float | None, unit: str) -> str:
 def row(r: dict[str, Any]) -> str:
     """One result as a table row."""
     s, unit = r["summary"], r["unit"]
-    spread = "–" if s["n"] < 3 else f"{_num(s['p10'], '')}–{_num(s['p90'], unit)}".replace(" –", "–")
+    lo, hi = ("p10", "p90") if s["n"] >= 5 else ("min", "max")
+    spread = "–" if s["n"] < 2 else f"{_num(s[lo], '')}–{_num(s[hi], unit)}".replace(" –", "–")
     ref = diff = "–"
     if "reference" in r:
         ref = f"{_num(r['reference']['summary']['median'], unit)} ({r['reference']['title']})"
