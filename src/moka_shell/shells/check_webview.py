@@ -6,6 +6,7 @@ This is how the frozen app checks itself: it ships no Playwright. Only this modu
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import threading
@@ -35,9 +36,17 @@ def render_all_in_webview(checker: Checker, entries: list[ToolEntry]) -> None:
     window.events.loaded += lambda *a: loaded.set()
     errors: list[BaseException] = []
 
+    opened = [0]
+
     def open_url(url: str) -> None:
         loaded.clear()
-        window.load_url(url)
+        if opened[0] == 0:
+            window.load_url(url)
+        else:
+            # WebKitGTK ignores a second load_url to the same page with a new query; a
+            # navigation from the page itself works in every engine.
+            window.run_js(f"location.replace({json.dumps(url)})")
+        opened[0] += 1
         loaded.wait(20)
 
     def drive(*_a: Any) -> None:
