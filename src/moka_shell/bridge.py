@@ -210,7 +210,8 @@ class Bridge:
         return EventFilter(**{k: p.get(k) or None for k in ("channel", "server", "view", "method", "text")})
 
     async def inspector_query(self, p: dict[str, Any]) -> list[dict[str, Any]]:
-        return self.app.inspector.query(self._filter(p), limit=int(p.get("limit") or 2000))
+        # At most 10,000 per call: the UI shows the newest; a 100k-event reply would stall the loop.
+        return self.app.inspector.query(self._filter(p), limit=min(int(p.get("limit") or 2000), 10_000))
 
     async def inspector_export(self, p: dict[str, Any]) -> dict[str, Any]:
         import json

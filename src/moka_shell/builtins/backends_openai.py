@@ -17,10 +17,12 @@ import re
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-import openai
 from pydantic import Field, ValidationError
+
+if TYPE_CHECKING:  # the SDK is imported on first use: it costs start-up time
+    import openai
 
 from moka_shell.core.agents import (
     AgentEvent,
@@ -223,6 +225,8 @@ class StreamAssembler:
 
 def map_error(exc: openai.OpenAIError, preset: Preset, base_url: str) -> ProviderError:
     """Translate an SDK exception into a ProviderError with a useful hint."""
+    import openai
+
     name = preset.display_name
     if isinstance(exc, openai.APIConnectionError):
         hint = (f"is {name} running? Start it, or point Moka at the right base URL"
@@ -275,6 +279,8 @@ class OpenAICompatBackend(BaseBackend):
         self.timeout = timeout
 
     def _client(self, base_url: str, api_key: str | None, *, timeout: float, retries: int) -> openai.AsyncOpenAI:
+        import openai
+
         return openai.AsyncOpenAI(
             api_key=api_key or PLACEHOLDER_KEY, base_url=base_url, timeout=timeout,
             max_retries=retries, default_headers=self.preset.headers or None,
@@ -301,6 +307,8 @@ class OpenAICompatBackend(BaseBackend):
 
     async def stream(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
         """Stream one chat completion as agent events."""
+        import openai
+
         if self.needs_key and not request.api_key:
             raise NeedsKeyError(f"{self.display_name} needs an API key",
                                 hint=f"set {self.key_env_var} or run `moka keys set {self.backend_id}`")
@@ -323,6 +331,8 @@ class OpenAICompatBackend(BaseBackend):
 
     async def list_models(self, base_url: str | None = None, api_key: str | None = None) -> list[str]:
         """The model ids the server offers (GET {base}/models); raises ProviderError."""
+        import openai
+
         url = base_url or self.preset.base_url
         client = self._client(url, api_key, timeout=10.0, retries=0)
         try:
@@ -335,6 +345,8 @@ class OpenAICompatBackend(BaseBackend):
 
     async def probe(self, base_url: str | None = None) -> bool:
         """True if a server answers GET {base}/models within half a second."""
+        import openai
+
         client = self._client(base_url or self.preset.base_url, None, timeout=PROBE_TIMEOUT, retries=0)
         try:
             await client.models.list()

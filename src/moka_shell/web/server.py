@@ -194,7 +194,10 @@ class WebServer:
     async def start(self) -> None:
         """Serve both origins on the running loop."""
         for asgi, sock in ((self.host_app(), self._host_sock), (self.sandbox_app(), self._sandbox_sock)):
-            config = uvicorn.Config(asgi, log_level="warning", ws="wsproto", lifespan="off", access_log=False)
+            # No per-message deflate: frames are small and local, and compressing each one cost
+            # more than it saved (bench/: the bridge round trip).
+            config = uvicorn.Config(asgi, log_level="warning", ws="wsproto", lifespan="off", access_log=False,
+                                    ws_per_message_deflate=False)
             server = uvicorn.Server(config)
             server.install_signal_handlers = lambda: None  # type: ignore[attr-defined,method-assign]
             self._servers.append(server)

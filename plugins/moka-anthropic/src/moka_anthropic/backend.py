@@ -7,11 +7,13 @@ import logging
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-import anthropic
 import httpx2  # the SDK's own HTTP client; it lets mid-stream transport errors through
 from pydantic import Field, ValidationError
+
+if TYPE_CHECKING:  # the SDK is imported on first use: it costs start-up time
+    import anthropic
 
 from moka_shell.core.agents import (
     AgentEvent,
@@ -101,6 +103,8 @@ def to_anthropic_tools(tools: list[ModelTool]) -> list[dict[str, Any]]:
 
 def map_error(exc: anthropic.AnthropicError, base_url: str) -> ProviderError:
     """Translate an SDK exception into a ProviderError with a useful hint."""
+    import anthropic
+
     if isinstance(exc, anthropic.APIConnectionError):
         return ProviderError("network", f"could not reach Anthropic at {base_url}: {exc.message}",
                              hint="check your network connection")
@@ -210,6 +214,8 @@ class AnthropicBackend(BaseBackend):
 
     async def stream(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
         """Stream one Messages API call as agent events."""
+        import anthropic
+
         if not request.api_key:
             raise NeedsKeyError("Anthropic needs an API key", hint=KEY_HINT)
         base_url = request.base_url or DEFAULT_BASE_URL
