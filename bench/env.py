@@ -41,11 +41,11 @@ def demo() -> dict[str, Any]:
 
 
 def npm(bin_name: str) -> dict[str, Any]:
-    """An official example server over stdio. Their SDK's zod probes eval, so allowUnsafeEval."""
+    """An official example server over stdio, with Moka's default CSP (no eval)."""
     path = NPM_BIN / bin_name
     if not path.exists():
         raise RuntimeError(f"{path} is missing (install the npm example servers: MOKA_SETUP_TEST=1 scripts/setup.sh)")
-    return {"command": "node", "args": [str(path), "--stdio"], "allowUnsafeEval": True}
+    return {"command": "node", "args": [str(path), "--stdio"]}
 
 
 def free_port() -> int:
