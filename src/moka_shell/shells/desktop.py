@@ -89,12 +89,15 @@ class Pusher:
 
     def _run(self) -> None:
         while True:
-            payload = self.q.get()
-            if payload is None:
+            payloads = [self.q.get()]
+            while not self.q.empty() and len(payloads) < 500:
+                payloads.append(self.q.get_nowait())
+            if None in payloads:
                 return
             # run_js, not evaluate_js: evaluate_js wraps the script in eval(), which the UI page's
-            # CSP forbids; run_js hands the script to the engine as it is.
-            script = f"window.__mokaPush && window.__mokaPush({payload})"
+            # CSP forbids; run_js hands the script to the engine as it is. Events that piled up
+            # go in one call: each call crosses into the GUI thread and the renderer.
+            script = "if (window.__mokaPush) {" + "".join(f"window.__mokaPush({p});" for p in payloads) + "}"
             for window in list(self.windows.values()):
                 try:
                     window.run_js(script)

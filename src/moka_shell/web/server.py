@@ -126,7 +126,12 @@ class WebServer:
 
         async def sender() -> None:
             while True:
-                await ws.send_text(await outbox.get())
+                frames = [await outbox.get()]
+                while not outbox.empty() and len(frames) < 500:
+                    frames.append(outbox.get_nowait())
+                # Whatever piled up goes as one message: a view's tools/call alone makes four
+                # inspector events, and one WebSocket message each was most of the bridge's cost.
+                await ws.send_text(frames[0] if len(frames) == 1 else "[" + ",".join(frames) + "]")
 
         async def run(frame: Any) -> None:
             reply = await self.bridge.handle(frame)

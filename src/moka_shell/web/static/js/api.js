@@ -105,10 +105,13 @@ function openSocket() {
     if (reconnected) emit({ event: "api.reconnected", data: {} });
   });
   socket.addEventListener("message", (msg) => {
-    let frame;
-    try { frame = JSON.parse(msg.data); } catch { return; }
-    if (frame && "id" in frame && !("event" in frame)) settle(frame);
-    else receivePush(frame);
+    let frames;
+    try { frames = JSON.parse(msg.data); } catch { return; }
+    // The core batches frames that pile up into one JSON array (fewer WebSocket messages).
+    for (const frame of Array.isArray(frames) ? frames : [frames]) {
+      if (frame && "id" in frame && !("event" in frame)) settle(frame);
+      else receivePush(frame);
+    }
   });
   socket.addEventListener("close", (ev) => {
     socket = null;
