@@ -69,6 +69,7 @@ class Inspector:
         self.seq = 0
         self._lock = threading.Lock()
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
+        self._raw_listeners: list[Callable[[str], None]] = []
         self._file: IO[str] | None = None
         self._file_day: str | None = None
         self._last_flush = 0.0
@@ -77,6 +78,11 @@ class Inspector:
         """Call ``listener(event)`` for every new event; returns an unsubscribe function."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def subscribe_json(self, listener: Callable[[str], None]) -> Callable[[], None]:
+        """Like ``subscribe``, but ``listener`` gets the event already encoded as JSON (encoded once)."""
+        self._raw_listeners.append(listener)
+        return lambda: self._raw_listeners.remove(listener) if listener in self._raw_listeners else None
 
     def record(self, channel: str, message: Any, *, direction: str = "-", server: str | None = None,
                view: str | None = None, method: str | None = None) -> dict[str, Any]:
@@ -95,7 +101,13 @@ class Inspector:
                 ev["method"] = method
             ev["message"] = redact(message)
             self.ring.append(ev)
-            self._append(ev)
+            line = json.dumps(ev, default=str)
+            self._append(ev, line)
+        for raw in list(self._raw_listeners):
+            try:
+                raw(line)
+            except Exception:  # a broken UI listener must never break logging
+                pass
         for listener in list(self._listeners):
             try:
                 listener(ev)
@@ -116,7 +128,7 @@ class Inspector:
         out.reverse()
         return out
 
-    def _append(self, ev: dict[str, Any]) -> None:
+    def _append(self, ev: dict[str, Any], line: str) -> None:
         if self.folder is None:
             return
         day = dt.datetime.fromtimestamp(ev["time"]).strftime("%Y-%m-%d")
@@ -126,7 +138,7 @@ class Inspector:
             self.folder.mkdir(parents=True, exist_ok=True)
             self._file = open(self.folder / f"events-{day}.jsonl", "a", encoding="utf-8")  # noqa: SIM115
             self._file_day = day
-        self._file.write(json.dumps(ev, default=str) + "\n")
+        self._file.write(line + "\n")
         # Flush at most every 0.2 s: other processes (`moka inspect --follow`) read the file.
         now = time.monotonic()
         if now - self._last_flush > 0.2:

@@ -166,7 +166,7 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
         win.events.closed += closed
 
     app.subscribe(on_event)
-    app.inspector.subscribe(lambda ev: pusher.push("inspector.event", ev))
+    app.inspector.subscribe_json(lambda line: pusher.q.put('{"event": "inspector.event", "data": ' + line + "}"))
     app.link_opener = lambda url: threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
     app.download_saver = lambda file: _save_download(main, file)
     pusher.thread.start()

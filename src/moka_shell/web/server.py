@@ -121,8 +121,8 @@ class WebServer:
         outbox: asyncio.Queue[str] = asyncio.Queue()
         unsubscribe = self.app.subscribe(lambda ev, data: outbox.put_nowait(json.dumps({"event": ev, "data": data},
                                                                                          default=str)))
-        unsubscribe_inspector = self.app.inspector.subscribe(
-            lambda ev: outbox.put_nowait(json.dumps({"event": "inspector.event", "data": ev}, default=str)))
+        unsubscribe_inspector = self.app.inspector.subscribe_json(
+            lambda line: outbox.put_nowait('{"event": "inspector.event", "data": ' + line + "}"))
 
         async def sender() -> None:
             while True:
