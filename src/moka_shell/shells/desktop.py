@@ -30,8 +30,9 @@ class JsApi:
     pywebview exposes every public attribute, so everything else is private.
     """
 
-    def __init__(self, core: CoreThread) -> None:
+    def __init__(self, core: CoreThread, pusher: Pusher) -> None:
         self._core = core
+        self._pusher = pusher
 
     def rpc(self, frame: str) -> str:
         """Run one Bridge frame (a JSON string) on the core loop; returns the reply as JSON."""
@@ -39,6 +40,9 @@ class JsApi:
             parsed = json.loads(frame)
         except (TypeError, json.JSONDecodeError):
             return json.dumps({"error": {"code": -32700, "message": "the frame is not JSON"}})
+        if isinstance(parsed, dict) and parsed.get("method") == "inspector.live":
+            self._pusher.inspector_live = bool((parsed.get("params") or {}).get("on"))
+            return json.dumps({"result": {}})
         assert self._core.web is not None
         reply = self._core.submit(self._core.web.bridge.handle(parsed)).result()
         return json.dumps(reply or {}, default=str)
@@ -80,6 +84,7 @@ class Pusher:
 
     def __init__(self) -> None:
         self.windows: dict[str, Any] = {}
+        self.inspector_live = False  # the page's Inspector screen is open
         self.q: queue.Queue[str | None] = queue.Queue()
         self.thread = threading.Thread(target=self._run, name="moka-push", daemon=True)
 
@@ -125,9 +130,9 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
     core.start()
     app, web = core.app, core.web
     assert app is not None and web is not None
-    api = JsApi(core)
     state = WindowState(paths.state_file)
     pusher = Pusher()
+    api = JsApi(core, pusher)
     main: Any = webview.create_window("Moka", url=web.url, js_api=api, min_size=(640, 480), text_select=True,
                                  **state.geometry())
     pusher.windows["main"] = main
@@ -166,7 +171,12 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
         win.events.closed += closed
 
     app.subscribe(on_event)
-    app.inspector.subscribe_json(lambda line: pusher.q.put('{"event": "inspector.event", "data": ' + line + "}"))
+
+    def inspector_event(line: str) -> None:
+        if pusher.inspector_live:
+            pusher.q.put('{"event": "inspector.event", "data": ' + line + "}")
+
+    app.inspector.subscribe_json(inspector_event)
     app.link_opener = lambda url: threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
     app.download_saver = lambda file: _save_download(main, file)
     pusher.thread.start()

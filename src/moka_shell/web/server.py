@@ -119,10 +119,15 @@ class WebServer:
             return
         await ws.accept()
         outbox: asyncio.Queue[str] = asyncio.Queue()
+        live = {"inspector": False}  # set by the page while its Inspector screen is open
         unsubscribe = self.app.subscribe(lambda ev, data: outbox.put_nowait(json.dumps({"event": ev, "data": data},
                                                                                          default=str)))
-        unsubscribe_inspector = self.app.inspector.subscribe_json(
-            lambda line: outbox.put_nowait('{"event": "inspector.event", "data": ' + line + "}"))
+
+        def inspector_event(line: str) -> None:
+            if live["inspector"]:
+                outbox.put_nowait('{"event": "inspector.event", "data": ' + line + "}")
+
+        unsubscribe_inspector = self.app.inspector.subscribe_json(inspector_event)
 
         async def sender() -> None:
             while True:
@@ -134,6 +139,10 @@ class WebServer:
                 await ws.send_text(frames[0] if len(frames) == 1 else "[" + ",".join(frames) + "]")
 
         async def run(frame: Any) -> None:
+            if isinstance(frame, dict) and frame.get("method") == "inspector.live":
+                live["inspector"] = bool((frame.get("params") or {}).get("on"))
+                outbox.put_nowait(json.dumps({"id": frame.get("id"), "result": {}}))
+                return
             reply = await self.bridge.handle(frame)
             if reply is not None:
                 outbox.put_nowait(json.dumps(reply, default=str))

@@ -187,6 +187,8 @@ function setFilter(key, value) {
   refilter();
 }
 
+let visible = false;
+
 async function load() {
   loaded = true;
   try {
@@ -271,13 +273,24 @@ export default {
         els.detail)));
     renderDetail();
     api.on("inspector.event", add);
+    api.on("api.reconnected", () => { if (visible) { api.call("inspector.live", { on: true }).catch(() => {}); load(); } });
     new ResizeObserver(() => schedule()).observe(els.viewport);
   },
 
   show(params = {}) {
     for (const key of ["view", "server", "channel", "method", "text"]) if (key in params) setFilter(key, params[key]);
+    visible = true;
+    // Live events flow only while this screen is open (each one costs every view call a push);
+    // what happened meanwhile comes with the query.
+    api.call("inspector.live", { on: true }).catch(() => {});
     if (!loaded) load();
     schedule();
+  },
+
+  hide() {
+    visible = false;
+    loaded = false;
+    api.call("inspector.live", { on: false }).catch(() => {});
   },
 
   actions() {
