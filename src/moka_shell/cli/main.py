@@ -45,7 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     sl.add_argument("--json", action="store_true")
     sl.add_argument("--check", action="store_true", help="connect to each server and report its status")
     sl.set_defaults(func=commands.servers_list)
-    sa = ssub.add_parser("add", help="add a server: NAME -- COMMAND ARGS... or NAME --url URL")
+    sa = ssub.add_parser("add", help="add a server: NAME [--env K=V] -- COMMAND ARGS..., or NAME --url URL",
+                         usage="moka servers add NAME [--env K=V] [--cwd DIR] -- COMMAND ARGS...\n"
+                               "       moka servers add NAME --url URL [--header K=V]")
     sa.add_argument("name")
     sa.add_argument("--url", help="streamable HTTP endpoint")
     sa.add_argument("--header", action="append", default=[], metavar="K=V", help="HTTP header (repeatable)")
@@ -107,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     ky.add_argument("backend", nargs="?")
     ky.set_defaults(func=commands.keys)
 
-    d = sub.add_parser("demo-server", help=argparse.SUPPRESS)
+    d = sub.add_parser("demo-server")  # no help: unlisted (how Moka starts its bundled demo server)
     d.add_argument("rest", nargs=argparse.REMAINDER)
     d.set_defaults(func=commands.demo_server)
     return p
