@@ -46,6 +46,9 @@ class Moka:
 
     def open(self, route: str = "") -> Any:
         """Open the UI (optionally at a #route) and wait until it is connected."""
+        # A page that is not in front counts as hidden: its animation frames (which dialogs and
+        # the view's size reports use) may be paused when several contexts share the browser.
+        self.page.bring_to_front()
         self.page.goto(self.url + (f"#{route}" if route else ""))
         self.page.wait_for_selector('#conn[data-status="online"]', timeout=20000)
         return self.page

@@ -112,6 +112,7 @@ def test_message_link_download_and_teardown(moka_factory) -> None:  # type: igno
     msgs = moka.call("conversations.get", {"id": convs[0]["id"]})["messages"]
     assert msgs[0]["source"] == "app" and "hello from the playground" in msgs[0]["content"]
 
+    moka.page.bring_to_front()
     frame.click("#btn-link")  # consent is "ask": the person is asked, and says no
     moka.page.wait_for_selector("#consent-dialog", timeout=30000)
     moka.page.click("#consent-deny")
