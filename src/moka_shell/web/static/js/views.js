@@ -263,6 +263,16 @@ function showProblem(rec, d) {
   rec.head.after(rec.problems);
 }
 
+// The desktop shell exposes gc() (shells/desktop.py): there every view shares the page's renderer,
+// and V8 rarely runs a full collection by itself, so parked and closed views kept their memory.
+// Browsers have no gc(); they give each sandboxed view its own process, which exits with it.
+let gcTimer = null;
+function collectSoon() {
+  if (typeof window.gc !== "function") return;
+  clearTimeout(gcTimer);
+  gcTimer = setTimeout(() => window.gc(), 1500); // once, after a burst of parking has settled
+}
+
 // ---- closing --------------------------------------------------------------------------------
 
 async function closeView(rec) {
@@ -279,6 +289,7 @@ function removeView(viewId) {
   clearInterval(rec.popupTimer);
   visibility.unobserve(rec.slot);
   views.delete(viewId);
+  collectSoon();
   const note = rec.data.recordId ? closedNote(rec.data.recordId, rec.data.title || rec.data.tool, () => reopen(rec.data.recordId)) : null;
   if (note && !popoutOnly) rec.slot.replaceWith(note);
   else rec.slot.remove();
@@ -342,6 +353,7 @@ api.on("view.status", withView((rec, d) => {
     unmountFrame(rec);
     setState(rec, "parked");
     clear(rec.body).append(parkedCard(rec.height));
+    collectSoon();
     return;
   }
   if (d.state === "loading" && !rec.frame && rec.wire !== "popout") mountFrame(rec);
