@@ -16,7 +16,7 @@ from moka_shell import __version__
 from moka_shell.config import ServerConfig
 from moka_shell.config_import import import_config_file, import_config_text
 from moka_shell.errors import BridgeError, MokaError
-from moka_shell.inspector import EventFilter
+from moka_shell.inspector import EventFilter, Page
 
 if TYPE_CHECKING:
     from moka_shell.core.app import MokaApp
@@ -38,7 +38,8 @@ class Bridge:
             "tools.list": self.tools_list, "tools.run": self.tools_run,
             "view.rpc": self.view_rpc, "view.event": self.view_event, "view.setDisplayMode": self.view_set_mode,
             "view.close": self.view_close, "views.reopen": self.views_reopen, "views.get": self.views_get,
-            "inspector.query": self.inspector_query, "inspector.export": self.inspector_export,
+            "inspector.query": self.inspector_query, "inspector.page": self.inspector_page,
+            "inspector.export": self.inspector_export,
             "theme.set": self.theme_set, "theme.system": self.theme_system, "theme.get": self.theme_get,
             "consent.answer": self.consent_answer,
         }
@@ -209,18 +210,34 @@ class Bridge:
     def _filter(self, p: dict[str, Any]) -> EventFilter:
         return EventFilter(**{k: p.get(k) or None for k in ("channel", "server", "view", "method", "text")})
 
+    @staticmethod
+    def _seq(p: dict[str, Any], key: str) -> int | None:
+        value = p.get(key)
+        return None if value is None or value == "" else int(value)
+
+    async def _inspector_page(self, p: dict[str, Any]) -> Page:
+        # At most 10,000 per call. On a worker thread (it works on a snapshot of the ring): a
+        # filtered query looks at every event, and the loop must keep serving views meanwhile.
+        return await asyncio.to_thread(self.app.inspector.page, self._filter(p),
+                                       limit=min(int(p.get("limit") or 2000), 10_000),
+                                       before=self._seq(p, "before"), after=self._seq(p, "after"))
+
     async def inspector_query(self, p: dict[str, Any]) -> list[dict[str, Any]]:
-        # At most 10,000 per call: the UI shows the newest; a 100k-event reply would stall the loop.
-        return self.app.inspector.query(self._filter(p), limit=min(int(p.get("limit") or 2000), 10_000))
+        return (await self._inspector_page(p)).events
+
+    async def inspector_page(self, p: dict[str, Any]) -> dict[str, Any]:
+        """A page of events for the Inspector screen, with counts and the cursor to older ones."""
+        return {**(await self._inspector_page(p)).to_json(), "servers": sorted(self.app.inspector.servers)}
 
     async def inspector_export(self, p: dict[str, Any]) -> dict[str, Any]:
-        import json
         import time
 
-        events = self.app.inspector.query(self._filter(p), limit=10**7)
+        # In chunks (`next` → `after`): one reply for 100,000 events would be 40 MB of JSON,
+        # encoded on the loop in the better part of a second.
+        chunk = await asyncio.to_thread(self.app.inspector.export, self._filter(p), after=self._seq(p, "after"),
+                                        limit=min(int(p.get("limit") or 5000), 20_000))
         name = time.strftime("moka-inspector-%Y%m%d-%H%M%S.jsonl")
-        return {"filename": name, "count": len(events),
-                "content": "".join(json.dumps(e, default=str) + "\n" for e in events)}
+        return {"filename": name, "count": chunk.count, "content": chunk.content, "next": chunk.next}
 
     async def theme_get(self, p: dict[str, Any]) -> dict[str, Any]:
         return self.app.current_theme()

@@ -1,22 +1,39 @@
 // The Inspector: every inspector.event (MCP traffic, view traffic, agent and server events)
-// in a virtualised list that stays fast at 100k events (only visible rows exist in the DOM),
-// with filters, a detail pane with pretty JSON, export, and #inspector?view=ID deep links.
+// in a virtualised list (only visible rows exist in the DOM), with filters, a detail pane with
+// pretty JSON, export, and #inspector?view=ID deep links.
+//
+// The core keeps up to 100,000 events; this screen holds only what it has fetched: the newest
+// page for the current filters, then older pages as the person scrolls up or asks for them.
+// Filters and search run in the core (inspector.page); live events are appended here.
 
 import { api } from "./api.js";
-import { h, append, clear, debounce, downloadText, copyText } from "./dom.js";
+import { h, append, clear, debounce, downloadBlob, copyText } from "./dom.js";
 import { icon } from "./icons.js";
 import { button, iconButton, toast, toastError } from "./ui.js";
 import { jsonView } from "./json.js";
 
 const ROW = 30; // px; fixed so the list can compute positions without measuring
 const OVERSCAN = 12;
-const CAP = 100000;
+const PAGE = 2000; // events per fetch
+const CAP = 100000; // the most this screen holds (the core's ring keeps as many)
+const NEAR_TOP = ROW * 10; // scrolled this close to the top: fetch the older page
 const CHANNELS = ["mcp.rpc", "ui.rpc", "agent", "server", "view"];
+const fmt = (n) => n.toLocaleString();
 
-let all = []; // every event we hold, oldest first
-let shown = []; // the filtered subset
-let lastSeq = -1;
+let shown = []; // the fetched events that match the filters, oldest first
+let lastSeq = 0; // newest seq seen, from a page or live
+let floor = null; // "Clear": events up to this seq stay hidden
+let older = null; // cursor (a seq) to the next older page; null when there is none
+let matched = 0; // events in the core that match the filters (as of the last page, plus live ones)
+let total = 0; // events in the core
+let capacity = CAP;
+let generation = 0; // bumped by every new query, so a late reply for old filters is dropped
+let loading = false; // the first page for the current filters is on its way
+let loadingOlder = false;
 let loaded = false;
+let visible = false;
+let queued = false;
+let exporting = false;
 let selected = null;
 let follow = true;
 let frame = 0;
@@ -24,19 +41,39 @@ let els = {};
 const filters = { channel: "", server: "", view: "", method: "", text: "" };
 const servers = new Set();
 
+const filtered = () => Object.values(filters).some(Boolean);
+
+function queryParams() {
+  const params = Object.fromEntries(Object.entries(filters).filter(([, v]) => v));
+  if (floor !== null) params.after = floor;
+  return params;
+}
+
+// The same test the core applies, for live events.
 function matches(ev) {
   if (filters.channel && !String(ev.channel || "").startsWith(filters.channel)) return false;
   if (filters.server && ev.server !== filters.server) return false;
   if (filters.view && ev.view !== filters.view) return false;
   if (filters.method && !String(ev.method || "").includes(filters.method)) return false;
-  if (filters.text && !textOf(ev).includes(filters.text.toLowerCase())) return false;
+  if (filters.text && !textOf(ev).includes(needle(filters.text))) return false;
   return true;
 }
 
-// Cached per event: stringifying 100k messages on every keystroke would stall the page.
+// The core searches the message as Python's json.dumps writes it (", " and ": " separators,
+// non-ASCII as \uXXXX); live events are searched in the same spelling so both agree.
+const escapeWide = (s) => s.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+const needle = (text) => escapeWide(text.toLowerCase());
+
+function pyJson(value) {
+  if (Array.isArray(value)) return `[${value.map(pyJson).join(", ")}]`;
+  if (value && typeof value === "object") return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${pyJson(v)}`).join(", ")}}`;
+  return JSON.stringify(value) ?? "null";
+}
+
+// Cached per event: a live event is tested against every search typed while it is held.
 function textOf(ev) {
   if (ev.__text === undefined) {
-    try { ev.__text = JSON.stringify(ev.message ?? null).toLowerCase(); } catch { ev.__text = ""; }
+    try { ev.__text = escapeWide(pyJson(ev.message ?? null).toLowerCase()); } catch { ev.__text = ""; }
   }
   return ev.__text;
 }
@@ -73,26 +110,90 @@ function timeOf(ev) {
 
 const ARROW = { in: "←", out: "→" };
 
+// ---- fetching --------------------------------------------------------------------------------
+
 function add(ev) {
-  if (!ev || typeof ev !== "object" || (typeof ev.seq === "number" && ev.seq <= lastSeq)) return;
-  if (typeof ev.seq === "number") lastSeq = ev.seq;
-  all.push(ev);
+  if (!ev || typeof ev !== "object") return;
+  if (typeof ev.seq === "number") {
+    if (ev.seq <= lastSeq) return;
+    lastSeq = ev.seq;
+  }
   if (ev.server && !servers.has(ev.server)) { servers.add(ev.server); refreshServerOptions(); }
-  if (matches(ev)) shown.push(ev);
-  if (all.length > CAP * 1.1) trim();
+  total = Math.min(total + 1, capacity);
+  if (matches(ev)) {
+    shown.push(ev);
+    matched = Math.min(matched + 1, total);
+    if (shown.length > CAP * 1.1) trim();
+  }
   schedule();
 }
 
 function trim() {
-  // Drop the oldest tenth in one go instead of one event at a time.
-  all = all.slice(all.length - CAP);
-  const kept = new Set(all);
-  shown = shown.filter((ev) => kept.has(ev));
+  // Drop the oldest tenth in one go instead of one event at a time; they can be fetched again.
+  shown = shown.slice(shown.length - CAP);
+  older = shown[0].seq;
 }
 
-function refilter() {
-  shown = all.filter(matches);
-  schedule(true);
+// Ask the core for the newest page for the current filters, once, after the current task:
+// a deep link sets several filters in a row.
+function requestLoad() {
+  if (queued) return;
+  queued = true;
+  queueMicrotask(() => { queued = false; if (visible) load(); });
+}
+
+async function load() {
+  const gen = ++generation;
+  loaded = true;
+  loading = true;
+  loadingOlder = false;
+  schedule();
+  try {
+    const page = await api.call("inspector.page", { ...queryParams(), limit: PAGE });
+    if (gen !== generation) return;
+    // Live events that came after the core took its snapshot are kept, once, in order.
+    const tail = shown.filter((ev) => ev.seq > page.newest && matches(ev));
+    shown = page.events.concat(tail);
+    older = page.before ?? null;
+    capacity = page.capacity || CAP;
+    total = Math.min(page.total + tail.length, capacity);
+    matched = Math.min(page.matched + tail.length, total);
+    lastSeq = Math.max(lastSeq, page.newest || 0);
+    let fresh = false;
+    for (const s of page.servers || []) if (!servers.has(s)) { servers.add(s); fresh = true; }
+    if (fresh) refreshServerOptions();
+    follow = true;
+  } catch (err) {
+    if (gen === generation) toastError(err);
+  } finally {
+    if (gen === generation) { loading = false; schedule(true); }
+  }
+}
+
+async function loadOlder() {
+  if (older === null || loading || loadingOlder) return;
+  const gen = generation;
+  loadingOlder = true;
+  schedule();
+  try {
+    const page = await api.call("inspector.page", { ...queryParams(), before: older, limit: PAGE });
+    if (gen !== generation) return;
+    const first = shown.length ? shown[0].seq : Infinity;
+    const fresh = page.events.filter((ev) => ev.seq < first);
+    shown = fresh.concat(shown);
+    older = page.before ?? null;
+    total = Math.max(page.total, total);
+    matched = Math.max(page.matched, shown.length);
+    // Keep the rows in view where they were: the list grew above them.
+    if (!follow && fresh.length) {
+      els.spacer.style.height = `${shown.length * ROW}px`;
+      els.viewport.scrollTop += fresh.length * ROW;
+    }
+  } catch (err) {
+    if (gen === generation) toastError(err);
+  } finally {
+    if (gen === generation) { loadingOlder = false; schedule(); }
+  }
 }
 
 function schedule(jump = false) {
@@ -114,15 +215,31 @@ function render() {
   for (let i = first; i < last; i++) rows.push(row(shown[i], i));
   clear(els.rows).append(...rows);
   els.rows.style.transform = `translateY(${first * ROW}px)`;
-  els.count.textContent = shown.length === all.length
-    ? `${all.length.toLocaleString()} events`
-    : `${shown.length.toLocaleString()} of ${all.length.toLocaleString()} events`;
+  vp.classList.toggle("busy", loading);
+  vp.setAttribute("aria-busy", String(loading || loadingOlder));
+  els.count.textContent = countText();
+  els.count.title = total >= capacity ? `Moka keeps the newest ${fmt(capacity)} events here; the log on disk has them all (moka inspect).` : "";
+  els.older.hidden = older === null;
+  els.older.disabled = loadingOlder || loading;
+  els.older.querySelector("span").textContent = loadingOlder ? "Loading…" : "Load older";
   els.empty.hidden = shown.length > 0;
-  els.empty.textContent = all.length ? "No event matches these filters." : "Nothing yet. Messages appear here as servers, views and the model talk.";
+  els.empty.textContent = loading ? "Loading events…"
+    : (total && (filtered() || floor !== null)) ? (filtered() ? "No event matches these filters." : "Cleared. New events appear here.")
+      : "Nothing yet. Messages appear here as servers, views and the model talk.";
 }
 
+function countText() {
+  if (loading && !shown.length) return "Loading…";
+  const what = `${filtered() ? "matching " : ""}${matched === 1 ? "event" : "events"}`;
+  let text = shown.length < matched ? `Showing ${fmt(shown.length)} of ${fmt(matched)} ${what}` : `${fmt(matched)} ${what}`;
+  if ((filtered() || floor !== null) && matched !== total) text += ` · ${fmt(total)} in all`;
+  return loading ? `${text} · searching…` : text;
+}
+
+const isSelected = (ev) => selected !== null && (ev === selected || (ev.seq !== undefined && ev.seq === selected.seq));
+
 function row(ev, i) {
-  const isSel = ev === selected;
+  const isSel = isSelected(ev);
   const r = h("div", {
     class: `insp-row${isSel ? " selected" : ""}`, role: "option", "aria-selected": String(isSel), id: isSel ? "insp-selected" : null,
     "data-index": i, "data-channel": ev.channel || "", "data-seq": ev.seq ?? "",
@@ -141,7 +258,7 @@ function select(ev, { scroll = false } = {}) {
   selected = ev;
   schedule();
   if (scroll && ev) {
-    const i = shown.indexOf(ev);
+    const i = shown.findIndex(isSelected);
     const vp = els.viewport;
     if (i * ROW < vp.scrollTop) vp.scrollTop = i * ROW;
     else if ((i + 1) * ROW > vp.scrollTop + vp.clientHeight) vp.scrollTop = (i + 1) * ROW - vp.clientHeight;
@@ -184,30 +301,12 @@ function setFilter(key, value) {
     if (key === "server") refreshServerOptions();
     input.value = filters[key];
   }
-  refilter();
-}
-
-let visible = false;
-
-async function load() {
-  loaded = true;
-  try {
-    const events = (await api.call("inspector.query", { limit: CAP })) || [];
-    // Live events may have arrived while the query ran: keep both, in sequence order, once.
-    const live = all;
-    all = [];
-    lastSeq = -1;
-    for (const ev of events) add(ev);
-    for (const ev of live) add(ev);
-    refilter();
-  } catch (err) {
-    toastError(err);
-  }
+  requestLoad();
 }
 
 function onKey(e) {
   if (!shown.length) return;
-  let i = selected ? shown.indexOf(selected) : -1;
+  let i = selected ? shown.findIndex(isSelected) : -1;
   if (e.key === "ArrowDown") i = Math.min(shown.length - 1, i + 1);
   else if (e.key === "ArrowUp") i = Math.max(0, i - 1);
   else if (e.key === "Home") i = 0;
@@ -219,13 +318,45 @@ function onKey(e) {
   select(shown[i], { scroll: true });
 }
 
-async function exportEvents() {
+// The export is the log (with the filters), not this list: "Clear" does not apply. It comes in
+// chunks, so a 100,000-event export never holds the core for long.
+async function exportEvents(e) {
+  if (exporting) return;
+  exporting = true;
+  const btn = e?.currentTarget;
+  if (btn) btn.disabled = true;
   const params = Object.fromEntries(Object.entries(filters).filter(([, v]) => v));
   try {
-    const { filename, content } = await api.call("inspector.export", params);
-    downloadText(filename, content, "application/x-ndjson");
-    toast(`Exported ${filename}`, { tone: "success" });
-  } catch (err) { toastError(err); }
+    const parts = [];
+    let filename = null;
+    let count = 0;
+    let after = null;
+    do {
+      const chunk = await api.call("inspector.export", after === null ? params : { ...params, after });
+      filename ??= chunk.filename;
+      parts.push(chunk.content);
+      count += chunk.count || 0;
+      after = chunk.next ?? null;
+    } while (after !== null);
+    downloadBlob(filename, new Blob(parts, { type: "application/x-ndjson" }));
+    toast(`Exported ${fmt(count)} events to ${filename}`, { tone: "success" });
+  } catch (err) {
+    toastError(err);
+  } finally {
+    exporting = false;
+    if (btn) btn.disabled = false;
+  }
+}
+
+function clearList() {
+  floor = lastSeq;
+  shown = [];
+  matched = 0;
+  older = null;
+  generation += 1; // a page on its way belongs to the list before the clear
+  loading = loadingOlder = false;
+  select(null);
+  schedule(true);
 }
 
 // ---- screen --------------------------------------------------------------------------------
@@ -252,12 +383,15 @@ export default {
     els.viewport.addEventListener("scroll", () => {
       const vp = els.viewport;
       follow = vp.scrollHeight - vp.scrollTop - vp.clientHeight < ROW * 2;
+      if (vp.scrollTop < NEAR_TOP && !follow) loadOlder();
       schedule();
     });
     els.rows.addEventListener("click", (e) => {
       const r = e.target.closest(".insp-row");
       if (r) { select(shown[Number(r.dataset.index)]); els.viewport.focus({ preventScroll: true }); }
     });
+    els.older = button("Load older", { small: true, variant: "ghost", id: "inspector-older", hidden: true,
+      title: `Fetch the ${fmt(PAGE)} events before the oldest shown (scrolling to the top does too)`, onclick: loadOlder });
     els.detail = h("aside", { class: "insp-detail", id: "inspector-detail", "aria-label": "Event details" });
     refreshServerOptions();
     section.append(h("div", { class: "inspector" },
@@ -268,22 +402,22 @@ export default {
           h("div", { class: "insp-row insp-header", "aria-hidden": "true" },
             ["Time", "Channel", "", "Server", "View", "Method", "Message"].map((t, i) => h("span", { class: ["c-time", "c-chan", "c-dir", "c-server", "c-view", "c-method", "c-sum"][i], text: t }))),
           els.viewport,
-          h("div", { class: "insp-status" }, els.count, h("span", { class: "grow" }),
+          h("div", { class: "insp-status" }, els.count, els.older, h("span", { class: "grow" }),
             h("span", { class: "muted small" }, h("kbd", { text: "↑" }), " ", h("kbd", { text: "↓" }), " to move"))),
         els.detail)));
     renderDetail();
     api.on("inspector.event", add);
-    api.on("api.reconnected", () => { if (visible) { api.call("inspector.live", { on: true }).catch(() => {}); load(); } });
+    api.on("api.reconnected", () => { if (visible) { api.call("inspector.live", { on: true }).catch(() => {}); requestLoad(); } });
     new ResizeObserver(() => schedule()).observe(els.viewport);
   },
 
   show(params = {}) {
-    for (const key of ["view", "server", "channel", "method", "text"]) if (key in params) setFilter(key, params[key]);
     visible = true;
     // Live events flow only while this screen is open (each one costs every view call a push);
-    // what happened meanwhile comes with the query.
+    // what happened meanwhile comes with the page. Asked first, so nothing falls in between.
     api.call("inspector.live", { on: true }).catch(() => {});
-    if (!loaded) load();
+    for (const key of ["view", "server", "channel", "method", "text"]) if (key in params) setFilter(key, params[key]);
+    if (!loaded) requestLoad();
     schedule();
   },
 
@@ -296,7 +430,7 @@ export default {
   actions() {
     return [
       button("Clear", { small: true, variant: "ghost", icon: "trash", id: "inspector-clear", title: "Clear this list (the log on disk is kept)",
-        onclick: () => { all = []; shown = []; select(null); schedule(); } }),
+        onclick: clearList }),
       button("Export", { small: true, icon: "download", id: "inspector-export", onclick: exportEvents }),
     ];
   },
