@@ -162,7 +162,7 @@ def render_once(core: Core, server: str, tool: str, args: dict[str, Any], *, bro
                            f"{view.failure if view else ''})")
     t = view.timings
     t0 = t["bench_t0"]
-    out: dict[str, Any] = {k: (t[k] - t0) * 1000 for k in ("proxy_ready", "document", "initialize", "initialized",
+    out: dict[str, Any] = {k: (t[k] - t0) * 1000 for k in ("mounted", "proxy_ready", "document", "initialize", "initialized",
                                                           "result_ready", "result_sent") if k in t}
     out["wait"] = out["result_sent"] - out["result_ready"]
     if browser is not None:

@@ -30,7 +30,7 @@ QUICK = [("bench", "bench_view"), ("moka-demo", "roll_dice"), ("vanilla", "get-t
 FULL = QUICK + [("react", "get-time"), ("budget", "get-budget-data"), ("monitor", "get-system-info")]
 TARGET = Target(150, "under 150 ms median (basic-vanillajs)")
 PREMOUNTED = "vanilla/get-time premounted"
-STEPS = ("proxy_ready", "document", "initialize", "initialized", "result_ready", "result_sent", "in_view", "painted")
+STEPS = ("mounted", "proxy_ready", "document", "initialize", "initialized", "result_ready", "result_sent", "in_view", "painted")
 
 
 def render_series(core: Core, views: list[tuple[str, str]], repeat: int,

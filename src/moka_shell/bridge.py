@@ -171,8 +171,8 @@ class Bridge:
         host = self.app.apphost
         view = host.get(str(p["viewId"]))
         kind, detail = p.get("kind"), p.get("detail") or {}
-        if kind == "proxy-ready":
-            view.mark("proxy_ready")
+        if kind in ("mounted", "proxy-ready"):
+            view.mark(kind.replace("-", "_"))
         elif kind == "container" and isinstance(detail, dict):
             host.container_changed(view, detail)
         elif kind == "offscreen":

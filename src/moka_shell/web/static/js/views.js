@@ -6,6 +6,7 @@ import { api } from "./api.js";
 import { h, clear } from "./dom.js";
 import { spinner, toastError } from "./ui.js";
 import { store } from "./store.js";
+import { canReuse, fromSpare, primePool, proxyFrame, takeSpare } from "./proxy-pool.js";
 import { buildCard, fillModeButtons, failureCard, parkedCard, windowCard, fillNote, problemStrip, closedNote } from "./view-card.js";
 
 const views = new Map(); // viewId -> record
@@ -20,7 +21,8 @@ window.addEventListener("message", onMessage);
 
 function onMessage(event) {
   const rec = byWindow.get(event.source);
-  if (!rec || event.origin !== rec.origin) return; // only our proxies, only from the sandbox origin
+  if (!rec) { fromSpare(event); return; }
+  if (event.origin !== rec.origin) return; // only our proxies, only from the sandbox origin
   const msg = event.data;
   if (!msg || typeof msg !== "object" || Array.isArray(msg) || msg.jsonrpc !== "2.0") return;
   if (typeof msg.method === "string" && msg.method.startsWith("ui/notifications/sandbox-")) {
@@ -39,8 +41,10 @@ function onMessage(event) {
 
 function onProxyReady(rec) {
   rec.proxyReady = true;
-  // Objects, never strings: the view's transport ignores anything without `jsonrpc`.
-  rec.frame.contentWindow.postMessage({ jsonrpc: "2.0", method: "ui/notifications/sandbox-resource-ready", params: {} }, rec.origin);
+  // Objects, never strings: the view's transport ignores anything without `jsonrpc`. A spare
+  // proxy learns its view here; a fresh one already has it in its URL and ignores this.
+  const params = rec.viewPath ? { view: rec.viewPath } : {};
+  rec.frame.contentWindow.postMessage({ jsonrpc: "2.0", method: "ui/notifications/sandbox-resource-ready", params }, rec.origin);
   report(rec, "proxy-ready");
   for (const message of rec.outbox.splice(0)) post(rec, message);
 }
@@ -99,19 +103,28 @@ function mountFrame(rec) {
   rec.origin = url.origin;
   rec.proxyReady = false;
   rec.outbox = [];
-  const frame = document.createElement("iframe");
-  frame.className = "view-frame";
+  const spare = takeSpare(url.origin, Boolean(rec.data.allow));
+  const frame = spare || proxyFrame(url.href);
   frame.dataset.viewId = rec.id;
-  frame.setAttribute("sandbox", "allow-scripts allow-same-origin allow-forms allow-popups");
+  frame.removeAttribute("tabindex");
   if (rec.data.allow) frame.setAttribute("allow", rec.data.allow);
   frame.setAttribute("title", `${rec.data.title || rec.data.tool} (app from ${rec.data.server})`);
-  frame.src = url.href;
   rec.frame = frame;
-  rec.body.append(frame, h("div", { class: "view-loading" }, spinner("Loading view"), h("span", { text: "Loading view…" })));
+  rec.viewPath = url.searchParams.get("view");
+  let moved = false;
+  if (spare) {
+    // moveBefore keeps the loaded proxy alive (append would reload it); it refuses to move into
+    // a card that is not in the document, and then the spare reloads like a fresh proxy.
+    try { rec.body.moveBefore(frame, null); moved = true; } catch { rec.body.append(frame); }
+  } else {
+    rec.body.append(frame);
+  }
+  rec.body.append(h("div", { class: "view-loading" }, spinner("Loading view"), h("span", { text: "Loading view…" })));
   byWindow.set(frame.contentWindow, rec);
   applySize(rec);
   setState(rec, "loading");
   report(rec, "mounted");
+  if (moved) onProxyReady(rec); // it said so while it waited in the pool
 }
 
 function unmountFrame(rec) {
@@ -376,7 +389,10 @@ window.addEventListener("resize", () => { for (const rec of views.values()) { ap
 store.on("settings", () => { for (const rec of views.values()) buildModeButtons(rec); });
 
 export const viewHost = {
-  configure(appInfo) { info = appInfo || info; },
+  configure(appInfo) {
+    info = appInfo || info;
+    if (!popoutOnly && canReuse) primePool(info.sandboxOrigin);
+  },
   /** A screen offers a parent element for views it wants (first non-null answer wins). */
   addPlacer(fn) { placers.push(fn); },
   /** Popout window mode: this page shows only `viewId`, filling the window. */

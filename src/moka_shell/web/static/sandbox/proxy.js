@@ -36,10 +36,19 @@
     } catch (e) { refuse("embedded by an unexpected page."); }
   }
 
-  var viewUrl;
-  try { viewUrl = new URL(params.get("view") || "", location.href); } catch (e) { viewUrl = null; }
   // The view document must come from this sandbox origin, where the core serves it with its CSP.
-  if (!viewUrl || viewUrl.origin !== location.origin || !params.get("view")) refuse("the view URL is not on the sandbox origin.");
+  function sandboxUrl(value) {
+    var url;
+    try { url = new URL(value || "", location.href); } catch (e) { return null; }
+    return value && url.origin === location.origin && url.pathname.indexOf("/view/") === 0 ? url : null;
+  }
+  // A proxy made for one view has it in its URL. A spare proxy (js/proxy-pool.js) is loaded
+  // before any view exists and learns its view from sandbox-resource-ready.
+  var viewUrl = null;
+  if (params.has("view")) {
+    viewUrl = sandboxUrl(params.get("view"));
+    if (!viewUrl) refuse("the view URL is not on the sandbox origin.");
+  }
   var allow = params.get("allow") || "";
 
   var inner = null;
@@ -52,8 +61,10 @@
     return typeof data.method === "string" && data.method.indexOf(RESERVED) === 0;
   }
 
-  function createInner() {
+  function createInner(data) {
     if (inner) return; // one view per proxy; a repeated resource-ready changes nothing
+    if (!viewUrl) viewUrl = sandboxUrl(data.params && data.params.view);
+    if (!viewUrl) return; // a spare told nothing usable waits for a proper resource-ready
     inner = document.createElement("iframe");
     inner.setAttribute("sandbox", INNER_SANDBOX);
     if (allow) inner.setAttribute("allow", allow);
@@ -68,7 +79,7 @@
     if (event.source === window.parent) {
       if (event.origin !== hostOrigin) return;
       if (isReserved(data)) {
-        if (data.method === RESOURCE_READY) createInner();
+        if (data.method === RESOURCE_READY) createInner(data);
         return; // sandbox-* messages are for this proxy only
       }
       // The inner origin is opaque ("null"), so "*" is the only target that reaches it.
