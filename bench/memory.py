@@ -32,7 +32,8 @@ SEND = """(() => { const c = document.getElementById("composer"); c.value = %s;
 STATUS = """(() => { const stop = document.getElementById("stop");
   const cards = [...document.querySelectorAll(".view-card")];
   return JSON.stringify({ running: Boolean(stop && !stop.hidden), states: cards.map((c) => c.dataset.state) }); })()"""
-TARGET_10 = Target(400, "whole tree under 400 MB with 10 views")
+# The issue says 400 MB; the figures are MiB (2^20 bytes), so the limit is 400e6 / 2^20 = 381.5 MiB.
+TARGET_10 = Target(400e6 / 2**20, "whole tree under 400 MB (381 MiB) with 10 views")
 Js = Callable[[str], Any]
 
 
@@ -45,7 +46,8 @@ def measure(roots: list[int], settle: float = 1.5) -> dict[str, Any]:
         readings.append((procs.mib(tree), tree))
         time.sleep(0.3)
     total, tree = sorted(readings, key=lambda r: r[0])[1]
-    return {"pss_mib": round(total, 1), "processes": len(tree), "by_process": procs.by_kind(tree)}
+    return {"pss_mib": round(total, 1), "uss_mib": round(procs.uss_mib(tree), 1), "processes": len(tree),
+            "by_process": procs.by_kind(tree)}
 
 
 def status(js: Js) -> dict[str, Any]:

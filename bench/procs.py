@@ -13,12 +13,13 @@ from pathlib import Path
 
 @dataclass
 class Proc:
-    """One process: its id, parent, short name and PSS in KiB."""
+    """One process: its id, parent, short name, PSS and USS in KiB."""
 
     pid: int
     ppid: int
     name: str
     pss_kb: int
+    uss_kb: int = 0
 
 
 def _stat(pid: int) -> tuple[int, str] | None:
@@ -31,15 +32,32 @@ def _stat(pid: int) -> tuple[int, str] | None:
     return ppid, name
 
 
-def pss_kb(pid: int) -> int:
-    """A process's PSS in KiB (0 if it is gone)."""
+def rollup_kb(pid: int) -> dict[str, int]:
+    """The KiB fields of a process's /proc/<pid>/smaps_rollup (empty if it is gone)."""
+    out: dict[str, int] = {}
     try:
         for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
-                return int(line.split()[1])
+            parts = line.split()
+            if len(parts) == 3 and parts[2] == "kB":
+                out[parts[0].rstrip(":")] = int(parts[1])
     except OSError:
         pass
-    return 0
+    return out
+
+
+def pss_kb(pid: int) -> int:
+    """A process's PSS in KiB (0 if it is gone)."""
+    return rollup_kb(pid).get("Pss", 0)
+
+
+def uss_kb(pid: int) -> int:
+    """A process's unique set size in KiB: pages no other process maps (0 if it is gone).
+
+    PSS shrinks when unrelated processes map the same libraries (another QtWebEngine app,
+    another Chromium); USS does not, so it shows whether a change moved Moka's own memory.
+    """
+    r = rollup_kb(pid)
+    return r.get("Private_Clean", 0) + r.get("Private_Dirty", 0)
 
 
 def descendants(root: int) -> list[int]:
@@ -68,13 +86,19 @@ def tree(roots: list[int], *, exclude: tuple[str, ...] = ()) -> list[Proc]:
             if pid in seen or st is None or st[1].startswith(exclude):
                 continue
             seen.add(pid)
-            procs.append(Proc(pid, st[0], st[1], pss_kb(pid)))
+            r = rollup_kb(pid)
+            procs.append(Proc(pid, st[0], st[1], r.get("Pss", 0), r.get("Private_Clean", 0) + r.get("Private_Dirty", 0)))
     return procs
 
 
 def mib(procs: list[Proc]) -> float:
     """Total PSS in MiB."""
     return sum(p.pss_kb for p in procs) / 1024
+
+
+def uss_mib(procs: list[Proc]) -> float:
+    """Total USS in MiB."""
+    return sum(p.uss_kb for p in procs) / 1024
 
 
 def by_kind(procs: list[Proc]) -> dict[str, float]:
