@@ -142,6 +142,7 @@ def run(ctx: Context) -> list[Result]:
     calls, warmup = 200, 20
     qt_kinds = ctx.pick(["stdio"], ["stdio", "http"])
     measured: dict[tuple[str, str], list[float]] = {}
+    qt_breakdown: dict[str, Any] = {}
     with http_bench_server() as url, workspace({"bench": bench_stdio(), "bench-http": {"url": url}}) as ws:
         ctx.log(f"bridge: {calls} view round trips in Chromium, stdio and HTTP")
         chromium, breakdown = _in_chromium(ws.paths, calls, warmup, diagnose=ctx.full)
@@ -150,7 +151,8 @@ def run(ctx: Context) -> list[Result]:
             if kind in qt_kinds:
                 ctx.log(f"bridge: {calls} view round trips in the Qt desktop shell, {kind}")
                 spec = {"server": server, "calls": calls, "warmup": warmup}
-                measured[("qt", kind)] = run_desktop_probe(ws.env(), "bridge", spec, timeout=120)["rtt"]
+                report = run_desktop_probe(ws.env(), "bridge", spec, timeout=120)
+                measured[("qt", kind)], qt_breakdown[kind] = report["rtt"], report["breakdown"]
         ctx.log(f"bridge: {calls} direct mcp.Client calls, stdio and HTTP")
         stdio = StdioServerParameters(command=sys.executable, args=[str(BENCH / "bench_server.py")])
         direct = {"stdio": direct_round_trips(stdio, calls, warmup), "http": direct_round_trips(url, calls, warmup)}
@@ -165,5 +167,5 @@ def run(ctx: Context) -> list[Result]:
             target_on="difference",
             notes=("what-if: the inspector's live push to the UI detached for this series; not a supported setup"
                    if diagnostic else f"{calls} sequential calls timed inside the view after {warmup} warm-up calls"),
-            extra={"median_ms": breakdown[kind]} if engine == "chromium" else {}))
+            extra={"median_ms": (breakdown if engine == "chromium" else qt_breakdown)[kind]}))
     return results

@@ -1,4 +1,5 @@
-"""Drives the real desktop shell offscreen: Tool runner → roll_dice → the view initialises → screenshot.
+"""Drives the real desktop shell offscreen: Tool runner → roll_dice → the view initialises → screenshot,
+then a probe view (probe_server.py) calls a tool through the page and looks for the page's token.
 
 Run in a fresh process (Qt can start only once per process) by tests/gui/test_desktop.py.
 Prints one JSON line with what it saw.
@@ -14,20 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from moka_shell.paths import Paths
-from moka_shell.shells import desktop
 from moka_shell.shells.desktop import run_desktop
 
-OUT: dict[str, Any] = {"jsapi_calls": 0}
-_rpc = desktop.JsApi.rpc
-
-
-def counting_rpc(self: Any, frame: str) -> str:
-    """Count frames that came through pywebview's js_api (not the WebSocket fallback)."""
-    OUT["jsapi_calls"] += 1
-    return _rpc(self, frame)
-
-
-desktop.JsApi.rpc = counting_rpc  # type: ignore[method-assign]
+OUT: dict[str, Any] = {}
+HERE = Path(__file__).resolve().parent
 
 
 def grab(window: Any, path: str) -> None:
@@ -88,13 +79,30 @@ def drive(core: Any, window: Any) -> None:
         time.sleep(1.0)  # let the dice paint
     grab(window, sys.argv[2])
     OUT["screenshot"] = Path(sys.argv[2]).exists()
+    # How the page reaches the core: no js_api function, the connection badge online.
+    OUT["page_has_js_api"] = window.run_js("String(Boolean(window.pywebview && window.pywebview.api && window.pywebview.api.rpc))")
+    OUT["conn_status"] = window.run_js("document.querySelector('#conn') && document.querySelector('#conn').dataset.status")
+    probe_view(core)
+
+
+def probe_view(core: Any) -> None:
+    """Open the probe view; note the tools/call results and what it could see of the page's URL."""
+    app = core.app
+    core.submit(app.servers.wait_ready(timeout=30)).result(40)
+    _cid, view, _result = core.submit(app.apphost.run_tool("probe", "probe_view", {})).result(40)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not (view.model_context or {}).get("structuredContent"):
+        time.sleep(0.1)
+    OUT["probe"] = (view.model_context or {}).get("structuredContent")
+    OUT["token"] = app.token
 
 
 if __name__ == "__main__":
     data = Path(sys.argv[1])
     data.mkdir(parents=True, exist_ok=True)
-    (data / "config.json").write_text(json.dumps({"mcpServers": {"moka-demo": {"command": "moka", "args": ["demo-server"]}},
-                                                  "theme": {"mode": "light"}}))
+    servers = {"moka-demo": {"command": "moka", "args": ["demo-server"]},
+               "probe": {"command": sys.executable, "args": [str(HERE / "probe_server.py")]}}
+    (data / "config.json").write_text(json.dumps({"mcpServers": servers, "theme": {"mode": "light"}}))
     code = run_desktop(Paths(data / "config.json", data), driver=drive)
     print(json.dumps(OUT), flush=True)
     sys.exit(code)

@@ -1,8 +1,10 @@
-"""The desktop shell: pywebview windows around the same UI, with one narrow js_api entry.
+"""The desktop shell: pywebview windows around the same UI page that browser mode serves.
 
-This module (and ``check_webview``) are the only ones that import ``webview``. The core
-runs on its own thread; js_api calls arrive on pywebview's worker threads and are handed
-to the core loop; events come back through ``evaluate_js`` from one pusher thread.
+This module (and ``check_webview``) are the only ones that import ``webview``. The core runs on
+its own thread. Every window's page talks to it the way a browser tab does, over the
+token-guarded WebSocket on 127.0.0.1 (docs/architecture.md, "One process, one loop"), so
+neither calls nor pushes pass through the GUI thread; pywebview only draws the windows and
+gives the core native things (the save dialog).
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import queue
 import sys
 import threading
 import webbrowser
@@ -22,30 +23,6 @@ from moka_shell.paths import Paths
 from moka_shell.shells.runtime import CoreThread
 
 DEFAULT_SIZE = (1180, 820)
-
-
-class JsApi:
-    """What the page sees as ``window.pywebview.api``: exactly one method, ``rpc``.
-
-    pywebview exposes every public attribute, so everything else is private.
-    """
-
-    def __init__(self, core: CoreThread, pusher: Pusher) -> None:
-        self._core = core
-        self._pusher = pusher
-
-    def rpc(self, frame: str) -> str:
-        """Run one Bridge frame (a JSON string) on the core loop; returns the reply as JSON."""
-        try:
-            parsed = json.loads(frame)
-        except (TypeError, json.JSONDecodeError):
-            return json.dumps({"error": {"code": -32700, "message": "the frame is not JSON"}})
-        if isinstance(parsed, dict) and parsed.get("method") == "inspector.live":
-            self._pusher.inspector_live = bool((parsed.get("params") or {}).get("on"))
-            return json.dumps({"result": {}})
-        assert self._core.web is not None
-        reply = self._core.submit(self._core.web.bridge.handle(parsed)).result()
-        return json.dumps(reply or {}, default=str)
 
 
 class WindowState:
@@ -79,37 +56,6 @@ class WindowState:
             pass  # losing the window position is not worth an error
 
 
-class Pusher:
-    """Delivers core events to windows from one thread, so the core loop never blocks on the GUI."""
-
-    def __init__(self) -> None:
-        self.windows: dict[str, Any] = {}
-        self.inspector_live = False  # the page's Inspector screen is open
-        self.q: queue.Queue[str | None] = queue.Queue()
-        self.thread = threading.Thread(target=self._run, name="moka-push", daemon=True)
-
-    def push(self, event: str, data: Any) -> None:
-        """Queue one event for every window."""
-        self.q.put(json.dumps({"event": event, "data": data}, default=str))
-
-    def _run(self) -> None:
-        while True:
-            payloads = [self.q.get()]
-            while not self.q.empty() and len(payloads) < 500:
-                payloads.append(self.q.get_nowait())
-            if None in payloads:
-                return
-            # run_js, not evaluate_js: evaluate_js wraps the script in eval(), which the UI page's
-            # CSP forbids; run_js hands the script to the engine as it is. Events that piled up
-            # go in one call: each call crosses into the GUI thread and the renderer.
-            script = "if (window.__mokaPush) {" + "".join(f"window.__mokaPush({p});" for p in payloads) + "}"
-            for window in list(self.windows.values()):
-                try:
-                    window.run_js(script)
-                except Exception:  # a closing window must not stop the others
-                    continue
-
-
 def _prepare_environment() -> None:
     flags = os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", "").split()
     # QtWebEngine refuses to run as root without --no-sandbox.
@@ -138,11 +84,9 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
     app, web = core.app, core.web
     assert app is not None and web is not None
     state = WindowState(paths.state_file)
-    pusher = Pusher()
-    api = JsApi(core, pusher)
-    main: Any = webview.create_window("Moka", url=web.url, js_api=api, min_size=(640, 480), text_select=True,
-                                 **state.geometry())
-    pusher.windows["main"] = main
+    # No js_api: the page reaches the core over the same WebSocket as in browser mode.
+    main: Any = webview.create_window("Moka", url=web.url, min_size=(640, 480), text_select=True,
+                                      **state.geometry())
     main.events.resized += lambda w, h: state.update(width=w, height=h)
     main.events.moved += lambda x, y: state.update(x=x, y=y)
 
@@ -156,7 +100,6 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
     popouts: dict[str, Any] = {}
 
     def on_event(event: str, data: Any) -> None:
-        pusher.push(event, data)
         if event == "view.display" and isinstance(data, dict) and data.get("opensWindow"):
             open_popout(data["viewId"])
 
@@ -165,28 +108,19 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
         if view is None or view_id in popouts:
             return
         win: Any = webview.create_window(f"{view.tool.title or view.tool.name} — Moka", url=app.apphost.popout_url(view),
-                                    js_api=api, width=720, height=640, min_size=(320, 240))
+                                         width=720, height=640, min_size=(320, 240))
         popouts[view_id] = win
-        pusher.windows[f"popout:{view_id}"] = win
 
         def closed() -> None:
             popouts.pop(view_id, None)
-            pusher.windows.pop(f"popout:{view_id}", None)
             frame = {"id": None, "method": "view.event", "params": {"viewId": view_id, "kind": "popout-closed"}}
             core.submit(web.bridge.handle(frame))
 
         win.events.closed += closed
 
     app.subscribe(on_event)
-
-    def inspector_event(line: str) -> None:
-        if pusher.inspector_live:
-            pusher.q.put('{"event": "inspector.event", "data": ' + line + "}")
-
-    app.inspector.subscribe_json(inspector_event)
     app.link_opener = lambda url: threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
     app.download_saver = lambda file: _save_download(main, file)
-    pusher.thread.start()
 
     def after_start() -> None:
         if driver is not None:
@@ -199,7 +133,6 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
         webview.start(after_start, private_mode=True)
     finally:
         state.save()
-        pusher.q.put(None)
         core.stop()
     return 0
 

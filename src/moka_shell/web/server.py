@@ -89,11 +89,9 @@ class WebServer:
         return Starlette(routes=routes)
 
     async def _index(self, request: Request) -> Response:
+        # The same policy in every mode: the desktop windows use the WebSocket too, not
+        # pywebview's js_api (whose functions pywebview builds with new Function()).
         csp = HOST_CSP.format(host_port=self.host_port, sandbox=self.app.sandbox_origin)
-        if self.app.mode == "desktop":
-            # pywebview builds window.pywebview.api with new Function(); the page shows no
-            # untrusted HTML (model text goes through textContent), so this is the one loosening.
-            csp = csp.replace("script-src 'self'", "script-src 'self' 'unsafe-eval'")
         return FileResponse(STATIC / "index.html", headers={**NO_STORE, "Content-Security-Policy": csp})
 
     async def _not_found(self, request: Request) -> Response:

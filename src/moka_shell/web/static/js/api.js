@@ -1,10 +1,10 @@
 // The one channel to the Python core (docs/bridge-api.md): api.call(method, params) and
-// api.on(event, handler), over pywebview's js_api in the desktop app or a WebSocket in
-// browser mode. Screens never know which carrier is in use.
+// api.on(event, handler), over a token-guarded WebSocket to 127.0.0.1 in every window: the
+// browser tab, the desktop app's windows and pop-outs. Screens never see the carrier.
 //
-// Pushes come from the carrier's own source only, so no event is ever applied twice:
-// window.__mokaPush with js_api, the socket otherwise (the desktop shell pushes to every
-// window, also to one that ended up on the socket).
+// The desktop app used pywebview's js_api until the Qt round trip was measured: each call
+// there crossed the GUI thread twice, started a Python thread and came back through a
+// script run in the page; the socket goes from the renderer to the core's loop directly.
 
 const listeners = new Map(); // event name -> Set of handlers
 const statusListeners = new Set();
@@ -12,24 +12,14 @@ const pending = new Map(); // frame id -> {resolve, reject, frame}
 const outbox = []; // frames waiting for the socket to open
 let nextId = 1;
 let started = false;
-let buffered = window.__mokaEarly || []; // pushes that arrived before start()
-let carrier = null; // for calls: "desktop" (pywebview js_api) | "browser" (WebSocket)
+let buffered = []; // pushes that arrived before start()
 let socket = null;
 let everOpened = false;
 let failures = 0;
 let status = "connecting";
 
-// Replace early.js's buffering receiver right away; until start() we keep buffering so
-// no push is lost while the screens are still subscribing.
-window.__mokaPush = (evt) => {
-  if (carrier === "browser") return; // the same event arrives over the socket
-  receivePush(evt);
-};
-
+// Until start() pushes are kept, so none is lost while the screens are still subscribing.
 function receivePush(evt) {
-  if (typeof evt === "string") {
-    try { evt = JSON.parse(evt); } catch { return; }
-  }
   if (!started) buffered.push(evt);
   else emit(evt);
 }
@@ -65,28 +55,7 @@ function settle(reply) {
   else waiter.resolve(reply.result === undefined ? null : reply.result);
 }
 
-// ---- desktop carrier -------------------------------------------------------------------
-
-async function desktopSend(frame) {
-  let raw;
-  try {
-    raw = await window.pywebview.api.rpc(JSON.stringify(frame));
-  } catch (err) {
-    settle({ id: frame.id, error: { message: String(err?.message || err) } });
-    return;
-  }
-  let reply = raw;
-  if (typeof raw === "string") {
-    try { reply = JSON.parse(raw); } catch { reply = { error: { message: "Unreadable reply from the core" } }; }
-  }
-  settle({ ...reply, id: frame.id });
-}
-
-function pywebviewReady() {
-  return Boolean(window.pywebview && window.pywebview.api && window.pywebview.api.rpc);
-}
-
-// ---- browser carrier -------------------------------------------------------------------
+// ---- the socket -------------------------------------------------------------------------
 
 // The token lives only in this module's memory (never in storage).
 const token = new URLSearchParams(location.search).get("token") || "";
@@ -131,50 +100,9 @@ function openSocket() {
   });
 }
 
-function browserSend(frame) {
+function send(frame) {
   if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
   else outbox.push(frame);
-}
-
-/**
- * Resolves true once window.pywebview.api.rpc exists, false when it will not: pywebview
- * builds its api functions with `new Function`, which a CSP without 'unsafe-eval' refuses,
- * and then only the socket is left. Never waits more than a few seconds.
- */
-function waitForPywebview() {
-  return new Promise((resolve) => {
-    let settled = false;
-    const done = (ok) => {
-      if (settled) return;
-      settled = true;
-      clearInterval(poll);
-      window.removeEventListener("pywebviewready", onReady);
-      resolve(ok);
-    };
-    const onReady = () => done(pywebviewReady());
-    window.addEventListener("pywebviewready", onReady);
-    let seenAt = 0;
-    const poll = setInterval(() => {
-      if (pywebviewReady()) done(true);
-      else if (window.pywebview && !seenAt) seenAt = Date.now();
-      else if (seenAt && Date.now() - seenAt > 400) done(false); // injected, but no api
-    }, 50);
-    setTimeout(() => done(pywebviewReady()), 4000);
-  });
-}
-
-/** "desktop" or "browser", from one plain HTTP call to app.info (null if it cannot be asked). */
-async function shellMode() {
-  if (!token) return "desktop"; // only the desktop shell opens the page without a token
-  try {
-    const res = await fetch("/api/rpc", {
-      method: "POST", headers: { "x-moka-token": token, "content-type": "application/json" },
-      body: JSON.stringify({ id: 0, method: "app.info", params: {} }),
-    });
-    return res.ok ? (await res.json())?.result?.mode ?? null : null;
-  } catch {
-    return null;
-  }
 }
 
 // ---- public surface --------------------------------------------------------------------
@@ -185,8 +113,7 @@ export const api = {
     const frame = { id: nextId++, method, params };
     return new Promise((resolve, reject) => {
       pending.set(frame.id, { resolve, reject, frame });
-      if (carrier === "desktop") desktopSend(frame);
-      else browserSend(frame);
+      send(frame);
     });
   },
 
@@ -202,35 +129,18 @@ export const api = {
 
   onStatus(handler) { statusListeners.add(handler); handler(status); return () => statusListeners.delete(handler); },
 
-  get carrier() { return carrier; },
   get status() { return status; },
 
-  /** Pick the carrier and connect; resolves once calls can be made. */
+  /** Open the socket; calls made before it is open wait in the outbox. */
   async connect() {
-    // pywebview fills window.pywebview.api only after the page has loaded (and then fires
-    // "pywebviewready"), so its absence now proves nothing. Ask the core which shell this is.
-    const desktop = Boolean(window.pywebview) || (await shellMode()) === "desktop";
-    if (desktop) {
-      const ready = pywebviewReady() || await waitForPywebview();
-      if (ready) {
-        carrier = "desktop";
-        setStatus("online");
-        return;
-      }
-    }
-    carrier = "browser";
-    // Anything this page must see arrives over the socket; drop what came another way.
-    buffered = [];
-    window.__mokaEarly = [];
     openSocket();
   },
 
   /** Start delivering pushes (the buffered ones first) once every screen has subscribed. */
   start() {
     started = true;
-    const early = buffered.concat(window.__mokaEarly === buffered ? [] : window.__mokaEarly || []);
+    const early = buffered;
     buffered = [];
-    window.__mokaEarly = [];
-    for (const evt of early) emit(typeof evt === "string" ? JSON.parse(evt) : evt);
+    for (const evt of early) emit(evt);
   },
 };
