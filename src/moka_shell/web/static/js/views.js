@@ -6,7 +6,6 @@ import { api } from "./api.js";
 import { h, clear } from "./dom.js";
 import { spinner, toastError } from "./ui.js";
 import { store } from "./store.js";
-import { canReuse, fromSpare, primePool, proxyFrame, takeSpare } from "./proxy-pool.js";
 import { buildCard, fillModeButtons, failureCard, parkedCard, windowCard, fillNote, problemStrip, closedNote } from "./view-card.js";
 
 const views = new Map(); // viewId -> record
@@ -21,9 +20,12 @@ window.addEventListener("message", onMessage);
 
 function onMessage(event) {
   const rec = byWindow.get(event.source);
-  if (!rec) { fromSpare(event); return; }
-  if (event.origin !== rec.origin) return; // only our proxies, only from the sandbox origin
-  const msg = event.data;
+  if (!rec || event.origin !== rec.origin) return; // only our proxies, only from the sandbox origin
+  fromProxy(rec, event.data);
+}
+
+/** A message from this view's proxy (by window, or by the private channel it was given). */
+function fromProxy(rec, msg) {
   if (!msg || typeof msg !== "object" || Array.isArray(msg) || msg.jsonrpc !== "2.0") return;
   if (typeof msg.method === "string" && msg.method.startsWith("ui/notifications/sandbox-")) {
     if (msg.method === "ui/notifications/sandbox-proxy-ready") onProxyReady(rec);
@@ -41,10 +43,17 @@ function onMessage(event) {
 
 function onProxyReady(rec) {
   rec.proxyReady = true;
-  // Objects, never strings: the view's transport ignores anything without `jsonrpc`. A spare
-  // proxy learns its view here; a fresh one already has it in its URL and ignores this.
-  const params = rec.viewPath ? { view: rec.viewPath } : {};
-  rec.frame.contentWindow.postMessage({ jsonrpc: "2.0", method: "ui/notifications/sandbox-resource-ready", params }, rec.origin);
+  // Objects, never strings: the view's transport ignores anything without `jsonrpc`.
+  // A private channel to this proxy goes with it: in QtWebEngine an object posted into a
+  // cross-origin frame takes ~1.4 ms to arrive, one over a MessagePort ~0.1 ms (perf doc §2).
+  // Only this proxy gets port2, so whatever arrives on port1 is from it.
+  rec.port?.close();
+  const channel = new MessageChannel();
+  const port = channel.port1;
+  rec.port = port;
+  port.onmessage = (event) => { if (rec.port === port) fromProxy(rec, event.data); };
+  rec.frame.contentWindow.postMessage({ jsonrpc: "2.0", method: "ui/notifications/sandbox-resource-ready", params: {} },
+    rec.origin, [channel.port2]);
   report(rec, "proxy-ready");
   for (const message of rec.outbox.splice(0)) post(rec, message);
 }
@@ -52,7 +61,8 @@ function onProxyReady(rec) {
 function post(rec, message) {
   if (!rec.frame?.contentWindow) return;
   if (!rec.proxyReady) { rec.outbox.push(message); return; }
-  rec.frame.contentWindow.postMessage(message, rec.origin);
+  if (rec.port) rec.port.postMessage(message);
+  else rec.frame.contentWindow.postMessage(message, rec.origin);
 }
 
 function report(rec, kind, detail = {}) {
@@ -103,33 +113,26 @@ function mountFrame(rec) {
   rec.origin = url.origin;
   rec.proxyReady = false;
   rec.outbox = [];
-  const spare = takeSpare(url.origin, Boolean(rec.data.allow));
-  const frame = spare || proxyFrame(url.href);
+  const frame = document.createElement("iframe");
+  frame.className = "view-frame";
   frame.dataset.viewId = rec.id;
-  frame.removeAttribute("tabindex");
+  frame.setAttribute("sandbox", "allow-scripts allow-same-origin allow-forms allow-popups");
   if (rec.data.allow) frame.setAttribute("allow", rec.data.allow);
   frame.setAttribute("title", `${rec.data.title || rec.data.tool} (app from ${rec.data.server})`);
+  frame.src = url.href;
   rec.frame = frame;
-  rec.viewPath = url.searchParams.get("view");
-  let moved = false;
-  if (spare) {
-    // moveBefore keeps the loaded proxy alive (append would reload it); it refuses to move into
-    // a card that is not in the document, and then the spare reloads like a fresh proxy.
-    try { rec.body.moveBefore(frame, null); moved = true; } catch { rec.body.append(frame); }
-  } else {
-    rec.body.append(frame);
-  }
-  rec.body.append(h("div", { class: "view-loading" }, spinner("Loading view"), h("span", { text: "Loading view…" })));
+  rec.body.append(frame, h("div", { class: "view-loading" }, spinner("Loading view"), h("span", { text: "Loading view…" })));
   byWindow.set(frame.contentWindow, rec);
   applySize(rec);
   setState(rec, "loading");
   report(rec, "mounted");
-  if (moved) onProxyReady(rec); // it said so while it waited in the pool
 }
 
 function unmountFrame(rec) {
   if (!rec.frame) return;
   if (rec.frame.contentWindow) byWindow.delete(rec.frame.contentWindow);
+  rec.port?.close();
+  rec.port = null;
   rec.frame.remove();
   rec.frame = null;
   rec.proxyReady = false;
@@ -389,10 +392,7 @@ window.addEventListener("resize", () => { for (const rec of views.values()) { ap
 store.on("settings", () => { for (const rec of views.values()) buildModeButtons(rec); });
 
 export const viewHost = {
-  configure(appInfo) {
-    info = appInfo || info;
-    if (!popoutOnly && canReuse) primePool(info.sandboxOrigin);
-  },
+  configure(appInfo) { info = appInfo || info; },
   /** A screen offers a parent element for views it wants (first non-null answer wins). */
   addPlacer(fn) { placers.push(fn); },
   /** Popout window mode: this page shows only `viewId`, filling the window. */

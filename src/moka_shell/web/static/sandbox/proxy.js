@@ -36,22 +36,25 @@
     } catch (e) { refuse("embedded by an unexpected page."); }
   }
 
+  var viewUrl;
+  try { viewUrl = new URL(params.get("view") || "", location.href); } catch (e) { viewUrl = null; }
   // The view document must come from this sandbox origin, where the core serves it with its CSP.
-  function sandboxUrl(value) {
-    var url;
-    try { url = new URL(value || "", location.href); } catch (e) { return null; }
-    return value && url.origin === location.origin && url.pathname.indexOf("/view/") === 0 ? url : null;
-  }
-  // A proxy made for one view has it in its URL. A spare proxy (js/proxy-pool.js) is loaded
-  // before any view exists and learns its view from sandbox-resource-ready.
-  var viewUrl = null;
-  if (params.has("view")) {
-    viewUrl = sandboxUrl(params.get("view"));
-    if (!viewUrl) refuse("the view URL is not on the sandbox origin.");
-  }
+  if (!viewUrl || viewUrl.origin !== location.origin || !params.get("view")) refuse("the view URL is not on the sandbox origin.");
   var allow = params.get("allow") || "";
 
   var inner = null;
+  var hostPort = null; // the private channel Moka's page sends with sandbox-resource-ready
+
+  function toHost(data) {
+    if (hostPort) hostPort.postMessage(data);
+    else window.parent.postMessage(data, hostOrigin);
+  }
+
+  function fromHost(data) {
+    if (!isRpc(data) || isReserved(data)) return;
+    // The inner origin is opaque ("null"), so "*" is the only target that reaches it.
+    if (inner && inner.contentWindow) inner.contentWindow.postMessage(data, "*");
+  }
 
   function isRpc(data) {
     return data !== null && typeof data === "object" && !Array.isArray(data) && data.jsonrpc === "2.0";
@@ -61,10 +64,8 @@
     return typeof data.method === "string" && data.method.indexOf(RESERVED) === 0;
   }
 
-  function createInner(data) {
+  function createInner() {
     if (inner) return; // one view per proxy; a repeated resource-ready changes nothing
-    if (!viewUrl) viewUrl = sandboxUrl(data.params && data.params.view);
-    if (!viewUrl) return; // a spare told nothing usable waits for a proper resource-ready
     inner = document.createElement("iframe");
     inner.setAttribute("sandbox", INNER_SANDBOX);
     if (allow) inner.setAttribute("allow", allow);
@@ -79,16 +80,23 @@
     if (event.source === window.parent) {
       if (event.origin !== hostOrigin) return;
       if (isReserved(data)) {
-        if (data.method === RESOURCE_READY) createInner(data);
+        if (data.method === RESOURCE_READY) {
+          // Came from Moka's page (checked above), so its port is Moka's too.
+          if (event.ports && event.ports[0]) {
+            if (hostPort) hostPort.close();
+            hostPort = event.ports[0];
+            hostPort.onmessage = function (e) { fromHost(e.data); };
+          }
+          createInner();
+        }
         return; // sandbox-* messages are for this proxy only
       }
-      // The inner origin is opaque ("null"), so "*" is the only target that reaches it.
-      if (inner && inner.contentWindow) inner.contentWindow.postMessage(data, "*");
+      fromHost(data);
       return;
     }
     if (inner && event.source === inner.contentWindow) {
       if (isReserved(data)) return; // a view may not impersonate the proxy
-      window.parent.postMessage(data, hostOrigin);
+      toHost(data);
     }
   });
 

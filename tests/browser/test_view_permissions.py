@@ -1,0 +1,34 @@
+"""A view's permissions reach both of its frames, and a view without any gets none."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from browser_support import Moka
+
+SERVER = {"command": sys.executable, "args": [str(Path(__file__).resolve().parents[1] / "servers" / "permissions_server.py")]}
+
+
+def frames_allow(moka: Moka, view_id: str) -> tuple[str, str]:
+    """The allow attribute of the view's proxy iframe and of the view iframe inside it."""
+    proxy = moka.page.locator(f'.view-frame[data-view-id="{view_id}"]')
+    proxy_frame = next(f for f in moka.page.frames if f.url.startswith(moka.app.sandbox_origin + "/proxy.html")
+                       and f"id={view_id}" in f.url)
+    inner = proxy_frame.evaluate("document.querySelector('iframe').getAttribute('allow') || ''")
+    return proxy.get_attribute("allow") or "", inner
+
+
+def test_permissions_are_delegated_through_the_proxy(moka_factory: Any) -> None:
+    """An iframe may only grant what its parent frame was granted, so both frames carry the list."""
+    moka: Moka = moka_factory({"perm": SERVER})
+    moka.open("runner")
+    moka.call("tools.run", {"server": "perm", "tool": "camera", "arguments": {}})
+    view = moka.wait_view_ready("camera")
+    outer, inner = frames_allow(moka, view.id)
+    assert "camera" in outer and "clipboard-write" in outer
+    assert "camera" in inner and "clipboard-write" in inner
+    moka.call("tools.run", {"server": "perm", "tool": "plain", "arguments": {}})
+    plain = moka.wait_view_ready("plain")
+    assert frames_allow(moka, plain.id) == ("", "")
