@@ -10,34 +10,9 @@ from test_demo_views import open_playground, wait_log
 LINK = "https://modelcontextprotocol.io"  # the playground's link (demo/views/playground.js)
 
 
-def click_in_view(moka: Moka, frame: Any, selector: str) -> None:
-    """A real click on a button inside the view, made again if Chromium never delivered it.
-
-    Why: under CPU load Chromium now and then routes the mouse press to the sandbox proxy's
-    <iframe> element instead of into the view document inside it (seen with a probe: a
-    pointerdown in proxy.html on IFRAME at the button's coordinates, nothing in the view, no
-    postMessage, no view.rpc). The view never hears the click, so it never asks anything;
-    that, not the consent dialog, was the old flake. A counter in the view tells a dropped
-    click from a slow answer, so a delivered click is never repeated.
-    """
-    frame.evaluate("(sel) => { const b = document.querySelector(sel); if (!b.dataset.clicks) {"
-                   " b.dataset.clicks = '0'; b.addEventListener('click', () => {"
-                   " b.dataset.clicks = String(Number(b.dataset.clicks) + 1); }, true); } }", selector)
-    before = int(frame.get_attribute(selector, "data-clicks"))
-    for _ in range(5):
-        frame.click(selector)  # returns once the renderer that got the press has handled it
-        for _ in range(10):  # a second's grace all the same, so a delivered click is never doubled
-            if int(frame.get_attribute(selector, "data-clicks")) > before:
-                return
-            moka.page.wait_for_timeout(100)
-        moka.console.append(f"click on {selector} never reached the view; clicking again")
-        print(f"DROPPED CLICK on {selector}: clicking again")  # counted by the flake loops
-    raise AssertionError(f"no click on {selector} reached the view; console: {moka.console[-20:]}")
-
-
 def ask_for_link(moka: Moka, frame: Any) -> Any:
     """Click the playground's Open link button and return the consent dialog the person sees."""
-    click_in_view(moka, frame, "#btn-link")
+    moka.click_in_view(frame, "#btn-link")
     dialog = moka.page.locator("#consent-dialog")
     try:
         dialog.wait_for(state="visible", timeout=20000)
@@ -68,7 +43,7 @@ def test_deny_by_clicking_refuses(moka_factory) -> None:  # type: ignore[no-unty
     moka = moka_factory({"moka-demo": DEMO})
     view, frame = open_playground(moka)
     frame.fill("#message-text", "before the link")  # the old flaky test's order: a message first
-    click_in_view(moka, frame, "#btn-message")
+    moka.click_in_view(frame, "#btn-message")
     assert wait_log(moka, frame, "message", "ok")
     ask_for_link(moka, frame)
     moka.page.click("#consent-deny")

@@ -36,7 +36,7 @@ def test_dice_view_rerolls_through_its_app_only_tool(moka_factory) -> None:  # t
     frame.wait_for_selector('body[data-state="result"]', timeout=20000)
     assert len(frame.locator("#dice-values").inner_text().split(",")) == 4
     count = frame.locator("body").get_attribute("data-result-count")
-    frame.click("#reroll")
+    moka.click_in_view(frame, "#reroll")
     moka.wait(lambda: frame.locator("body").get_attribute("data-result-count") != count, what="reroll rendered")
     calls = [e["message"]["params"]["name"] for e in moka.ui_rpc(view.id)
              if e["direction"] == "in" and e.get("method") == "tools/call"]
@@ -47,16 +47,16 @@ def test_playground_tool_calls_resources_and_refusals(moka_factory) -> None:  # 
     """App-only tools work, the model-only tool is refused with a JSON-RPC error, resources are readable."""
     moka = moka_factory({"moka-demo": DEMO})
     view, frame = open_playground(moka)
-    frame.click("#btn-reroll")
+    moka.click_in_view(frame, "#btn-reroll")
     assert wait_log(moka, frame, "reroll", "ok")
-    frame.click("#btn-model-only")
+    moka.click_in_view(frame, "#btn-model-only")
     refused = wait_log(moka, frame, "model-only", "refused")
     assert "-32000" in refused
-    frame.click("#btn-read")
+    moka.click_in_view(frame, "#btn-read")
     assert wait_log(moka, frame, "read", "ok")
-    frame.click("#btn-list")
+    moka.click_in_view(frame, "#btn-list")
     assert wait_log(moka, frame, "list", "ok")
-    frame.click("#btn-ping")
+    moka.click_in_view(frame, "#btn-ping")
     assert wait_log(moka, frame, "ping", "ok")
     # the host asked the app for its tools and can call the one it registered
     moka.wait(lambda: frame.locator("#app-tools-listed").inner_text().strip() not in ("", "0", "—"),
@@ -69,7 +69,7 @@ def test_display_modes_size_and_theme_reach_the_view(moka_factory) -> None:  # t
     view, frame = open_playground(moka)
     page = moka.page
     card = page.locator(f'.view-card[data-view-id="{view.id}"]')
-    frame.click("#btn-fullscreen")
+    moka.click_in_view(frame, "#btn-fullscreen")
     assert "fullscreen" in wait_log(moka, frame, "display-mode", "ok")
     moka.wait(lambda: card.get_attribute("data-mode") == "fullscreen", what="card in fullscreen")
     moka.wait(lambda: frame.locator("#ctx-display-mode").inner_text().strip() == "fullscreen", what="view told")
@@ -80,7 +80,7 @@ def test_display_modes_size_and_theme_reach_the_view(moka_factory) -> None:  # t
 
     iframe = page.locator(f'.view-frame[data-view-id="{view.id}"]')
     before = iframe.bounding_box()["height"]
-    frame.click("#btn-grow")
+    moka.click_in_view(frame, "#btn-grow")
     moka.wait(lambda: iframe.bounding_box()["height"] > before + 50, what="frame grew")
 
     start_theme = frame.locator("#ctx-theme").inner_text().strip()
@@ -95,7 +95,7 @@ def test_undeclared_connect_is_blocked(moka_factory) -> None:  # type: ignore[no
     moka = moka_factory({"moka-demo": DEMO})
     view, frame = open_playground(moka)
     frame.fill("#fetch-url", "http://127.0.0.1:9/undeclared")
-    frame.click("#btn-fetch")
+    moka.click_in_view(frame, "#btn-fetch")
     assert wait_log(moka, frame, "csp", "warning")
     moka.wait(lambda: any("connect-src" in p for p in view.problems), what="problem recorded")
     moka.page.wait_for_selector(f'.view-problem', timeout=10000)
@@ -106,19 +106,19 @@ def test_message_link_download_and_teardown(moka_factory) -> None:  # type: igno
     moka = moka_factory({"moka-demo": DEMO})
     view, frame = open_playground(moka)
     frame.fill("#message-text", "hello from the playground")
-    frame.click("#btn-message")
+    moka.click_in_view(frame, "#btn-message")
     assert wait_log(moka, frame, "message", "ok")
     convs = moka.wait(lambda: moka.call("conversations.list"), what="a conversation")
     msgs = moka.call("conversations.get", {"id": convs[0]["id"]})["messages"]
     assert msgs[0]["source"] == "app" and "hello from the playground" in msgs[0]["content"]
 
     moka.call("settings.set", {"key": "consent.open_link", "value": "deny"})
-    frame.click("#btn-link")  # the person's setting says no
+    moka.click_in_view(frame, "#btn-link")  # the person's setting says no
     assert "-32000" in wait_log(moka, frame, "link", "error")  # the playground logs denials as errors
 
     moka.call("settings.set", {"key": "consent.download", "value": "allow"})
     with moka.page.expect_download(timeout=15000) as dl:
-        frame.click("#btn-download")
+        moka.click_in_view(frame, "#btn-download")
     assert dl.value.suggested_filename == "moka-dice.txt"
 
     moka.call("view.close", {"viewId": view.id})

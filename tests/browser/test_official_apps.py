@@ -28,7 +28,7 @@ def test_basic_vanillajs_renders_and_calls_its_server(moka_factory) -> None:  # 
     moka.wait(lambda: re.match(r"\d{4}-\d\d-\d\d", time_el.inner_text() or ""), what="server time rendered")
     first = time_el.inner_text()
     assert view.app_info.get("name")  # the SDK App introduced itself
-    frame.click("#get-time-btn")
+    moka.click_in_view(frame, "#get-time-btn")
     moka.wait(lambda: time_el.inner_text() != first, what="time refreshed by the view's tools/call")
     calls = [e for e in moka.ui_rpc(view.id) if e["direction"] == "in" and e.get("method") == "tools/call"]
     assert calls and calls[0]["message"]["params"]["name"] == "get-time"
@@ -71,7 +71,7 @@ def test_system_monitor_polls_its_app_only_tool(moka_factory) -> None:  # type: 
         return False
 
     if not polled():
-        frame.click("#poll-toggle-btn")
+        moka.click_in_view(frame, "#poll-toggle-btn")
     moka.wait(polled, 20, "poll-system-stats called")
     errors = [e for e in moka.ui_rpc(view.id) if e["direction"] == "out" and "error" in e["message"]]
     assert not errors, errors
