@@ -28,14 +28,13 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from moka_shell.bridge import Bridge
 from moka_shell.errors import ViewError
+from moka_shell.web.proxy_page import build_proxy_page
 
 if TYPE_CHECKING:
     from moka_shell.core.app import MokaApp
 
 log = logging.getLogger("moka.web")
 STATIC = Path(str(resources.files("moka_shell") / "web" / "static"))
-# The proxy page runs only its own script and frames same-origin view documents.
-PROXY_CSP = "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; frame-src 'self'; base-uri 'none'"
 # The UI page: only its own scripts; frames only from this run's sandbox origin.
 HOST_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
             "connect-src 'self' ws://127.0.0.1:{host_port}; frame-src {sandbox}; object-src 'none'; base-uri 'none'")
@@ -59,6 +58,7 @@ class WebServer:
     def __init__(self, app: MokaApp, *, port: int = 0, token: str | None = None) -> None:
         self.app = app
         self.bridge = Bridge(app)
+        self._proxy = build_proxy_page(STATIC / "sandbox")  # proxy.js inline, allowed by its hash
         self.token = token or secrets.token_urlsafe(24)
         self._host_sock = free_socket(port)
         self._sandbox_sock = free_socket(0)
@@ -171,7 +171,6 @@ class WebServer:
         """Routes of the sandbox origin: nothing here can reach Moka's API."""
         routes = [
             Route("/proxy.html", self._proxy_page),
-            Route("/proxy.js", self._proxy_js),
             Route("/view/{view_id}", self._view_doc),
             Route("/csp-report/{view_id}", self._csp_report, methods=["POST"]),
             Route("/{path:path}", self._not_found),
@@ -179,10 +178,7 @@ class WebServer:
         return Starlette(routes=routes)
 
     async def _proxy_page(self, request: Request) -> Response:
-        return FileResponse(STATIC / "sandbox" / "proxy.html", headers={**NO_STORE, "Content-Security-Policy": PROXY_CSP})
-
-    async def _proxy_js(self, request: Request) -> Response:
-        return FileResponse(STATIC / "sandbox" / "proxy.js", media_type="text/javascript", headers=NO_STORE)
+        return HTMLResponse(self._proxy.html, headers={**NO_STORE, "Content-Security-Policy": self._proxy.csp})
 
     async def _view_doc(self, request: Request) -> Response:
         try:
