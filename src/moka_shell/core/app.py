@@ -57,6 +57,7 @@ class MokaApp:
         self.store: Any = None
         self.system_dark = False
         self._consents: dict[str, asyncio.Future[bool]] = {}
+        self._consent_seq = 0
         # Shells replace these: the desktop opens the default browser and a save dialog.
         self.link_opener: Callable[[str], None] = lambda url: self.emit("link.open", {"url": url})
         self.download_saver: Callable[[dict[str, Any]], Any] = self._emit_download
@@ -168,7 +169,10 @@ class MokaApp:
             return policy == "allow"
         if not self._listeners or self.mode == "check":
             return self.mode == "check"  # headless checks allow; nobody to ask otherwise
-        request_id = f"q{len(self._consents) + 1}-{id(detail) % 10000}"
+        # Unique for the run: an id reused while an earlier request still waited would let one
+        # answer resolve the wrong request and leave the other to time out.
+        self._consent_seq += 1
+        request_id = f"q{self._consent_seq}"
         fut: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._consents[request_id] = fut
         self.emit("consent.request", {"requestId": request_id, "action": action, "server": server, "detail": detail})
