@@ -264,3 +264,12 @@ async def test_bridge_pages_queries_and_exports(paths: Paths) -> None:
         assert turned >= 1
     finally:
         await app.stop()
+
+
+@pytest.mark.anyio
+async def test_a_cursor_that_is_not_a_number_is_a_clear_params_error(tmp_path: Path) -> None:
+    """Bad input from a client gets -32602 naming the field, not an internal error."""
+    app = MokaApp(Paths(tmp_path / "config.json", tmp_path), config=MokaConfig(), mode="headless")
+    reply = await Bridge(app).handle({"id": 1, "method": "inspector.page", "params": {"before": "soon"}})
+    assert reply is not None and reply["error"]["code"] == -32602
+    assert "'before'" in reply["error"]["message"] and "soon" in reply["error"]["message"]

@@ -211,16 +211,21 @@ class Bridge:
         return EventFilter(**{k: p.get(k) or None for k in ("channel", "server", "view", "method", "text")})
 
     @staticmethod
-    def _seq(p: dict[str, Any], key: str) -> int | None:
+    def _int(p: dict[str, Any], key: str, default: int | None = None) -> int | None:
         value = p.get(key)
-        return None if value is None or value == "" else int(value)
+        if value is None or value == "":
+            return default
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            raise BridgeError(BridgeError.INVALID_PARAMS, f"{key!r} must be a whole number, not {value!r}") from None
 
     async def _inspector_page(self, p: dict[str, Any]) -> Page:
         # At most 10,000 per call. On a worker thread (it works on a snapshot of the ring): a
         # filtered query looks at every event, and the loop must keep serving views meanwhile.
         return await asyncio.to_thread(self.app.inspector.page, self._filter(p),
-                                       limit=min(int(p.get("limit") or 2000), 10_000),
-                                       before=self._seq(p, "before"), after=self._seq(p, "after"))
+                                       limit=min(self._int(p, "limit") or 2000, 10_000),
+                                       before=self._int(p, "before"), after=self._int(p, "after"))
 
     async def inspector_query(self, p: dict[str, Any]) -> list[dict[str, Any]]:
         return (await self._inspector_page(p)).events
@@ -234,8 +239,8 @@ class Bridge:
 
         # In chunks (`next` → `after`): one reply for 100,000 events would be 40 MB of JSON,
         # encoded on the loop in the better part of a second.
-        chunk = await asyncio.to_thread(self.app.inspector.export, self._filter(p), after=self._seq(p, "after"),
-                                        limit=min(int(p.get("limit") or 5000), 20_000))
+        chunk = await asyncio.to_thread(self.app.inspector.export, self._filter(p), after=self._int(p, "after"),
+                                        limit=min(self._int(p, "limit") or 5000, 20_000))
         name = time.strftime("moka-inspector-%Y%m%d-%H%M%S.jsonl")
         return {"filename": name, "count": chunk.count, "content": chunk.content, "next": chunk.next}
 
