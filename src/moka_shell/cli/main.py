@@ -20,7 +20,9 @@ class _Parser(argparse.ArgumentParser):
     """argparse that raises UsageError instead of exiting, so messages stay ours."""
 
     def error(self, message: str) -> Any:  # type: ignore[override]
-        raise UsageError(f"{self.prog}: {message}", hint=f"see `{self.prog} --help`")
+        # The error printer already says "moka: "; name only the subcommand, if any.
+        where = self.prog.partition(" ")[2]
+        raise UsageError(f"{where}: {message}" if where else message, hint=f"see `{self.prog} --help`")
 
 
 def build_parser() -> argparse.ArgumentParser:
