@@ -44,8 +44,7 @@ function fromProxy(rec, msg) {
 function onProxyReady(rec) {
   rec.proxyReady = true;
   // Objects, never strings: the view's transport ignores anything without `jsonrpc`.
-  // A private channel to this proxy goes with it: in QtWebEngine an object posted into a
-  // cross-origin frame takes ~1.4 ms to arrive, one over a MessagePort ~0.1 ms (perf doc §2).
+  // A private channel to this proxy goes with it, so nothing but this page can speak for it.
   // Only this proxy gets port2, so whatever arrives on port1 is from it.
   rec.port?.close();
   const channel = new MessageChannel();
