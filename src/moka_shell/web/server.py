@@ -39,6 +39,7 @@ STATIC = Path(str(resources.files("moka_shell") / "web" / "static"))
 HOST_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
             "connect-src 'self' ws://127.0.0.1:{host_port}; frame-src {sandbox}; object-src 'none'; base-uri 'none'")
 NO_STORE = {"Cache-Control": "no-store"}
+WARM_PAGE = "<!doctype html><title>Moka sandbox</title>"
 
 
 def free_socket(port: int = 0) -> socket.socket:
@@ -171,6 +172,7 @@ class WebServer:
         """Routes of the sandbox origin: nothing here can reach Moka's API."""
         routes = [
             Route("/proxy.html", self._proxy_page),
+            Route("/warm", self._warm_page),
             Route("/view/{view_id}", self._view_doc),
             Route("/csp-report/{view_id}", self._csp_report, methods=["POST"]),
             Route("/{path:path}", self._not_found),
@@ -179,6 +181,12 @@ class WebServer:
 
     async def _proxy_page(self, request: Request) -> Response:
         return HTMLResponse(self._proxy.html, headers={**NO_STORE, "Content-Security-Policy": self._proxy.csp})
+
+    async def _warm_page(self, request: Request) -> Response:
+        # An empty document that runs and loads nothing: the page keeps one in a sandboxed frame
+        # so the browser's process for sandboxed frames stays up between views (views.js).
+        return HTMLResponse(WARM_PAGE, headers={**NO_STORE, "Content-Security-Policy": "default-src 'none'; sandbox",
+                                                "X-Content-Type-Options": "nosniff"})
 
     async def _view_doc(self, request: Request) -> Response:
         try:

@@ -102,6 +102,24 @@ async function place(rec) {
 
 // ---- the proxy iframe ---------------------------------------------------------------------
 
+// Chromium runs sandboxed frames in a process of their own (one per site) and ends it with the
+// last of them; starting it again cost every fresh view ~30 ms (docs/performance.md §1). After
+// the first view, one empty sandboxed frame from the sandbox origin stays in the page to keep
+// that process up. It runs nothing: no allow-scripts, and its CSP is default-src 'none'.
+// The desktop shell runs every frame in the page's renderer, so it needs none.
+let warmFrame = null;
+function keepSandboxProcess(origin) {
+  if (warmFrame || info.mode !== "browser" || popoutOnly) return;
+  warmFrame = document.createElement("iframe");
+  warmFrame.className = "sandbox-keepalive";
+  warmFrame.setAttribute("sandbox", "");
+  warmFrame.setAttribute("aria-hidden", "true");
+  warmFrame.setAttribute("title", "");
+  warmFrame.tabIndex = -1;
+  warmFrame.src = new URL("/warm", origin).href;
+  document.body.append(warmFrame);
+}
+
 function mountFrame(rec) {
   unmountFrame(rec);
   clear(rec.body);
@@ -110,6 +128,7 @@ function mountFrame(rec) {
   // The proxy must live on another origin, or the view could reach into Moka's page.
   if (url.origin === location.origin) return fail(rec, "Refused to load the view: its sandbox is on Moka's own origin.");
   rec.origin = url.origin;
+  keepSandboxProcess(url.origin);
   rec.proxyReady = false;
   rec.outbox = [];
   const frame = document.createElement("iframe");
