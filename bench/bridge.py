@@ -5,6 +5,11 @@ The bench view (bench/view.html, served by bench/bench_server.py) times N sequen
 core → MCP server and back. The reference is the same N calls from an ``mcp.Client`` in
 this process to the same server (stdio: another process of the same script; HTTP: the
 same server process).
+
+Every series is taken in blocks, interleaved (stdio, HTTP, stdio, HTTP, … each block a fresh
+view), and the direct calls half before and half after the views: whichever series ran first
+used to pay for the machine still settling from the suite before (up to +1.4 ms on the same
+code), which said more about its position than about Moka.
 """
 
 from __future__ import annotations
@@ -24,48 +29,82 @@ from bench.harness import Chromium, Core, run_desktop_probe
 from bench.stats import Result, Target
 
 TARGET = Target(3.0, "within 3 ms of a direct call (median difference)")
-NO_PUSH = "stdio, inspector push detached"
+SERVERS = {"stdio": "bench", "http": "bench-http"}
 
 
 class CoreClock:
     """Times, inside the core, each view tools/call (dispatcher) and its MCP call (connection).
 
-    It wraps the two bound methods on their instances; Moka's code is not changed.
+    It wraps the bound methods on their instances, once; samples are kept per server.
+    Moka's code is not changed.
     """
 
-    def __init__(self, core: Core, server: str) -> None:
-        self.dispatch: list[float] = []
-        self.mcp: list[float] = []
-        dispatcher = core.app.apphost.dispatcher
-        conn = core.app.servers.get(server)
-        handle, call_tool = dispatcher.handle, conn.call_tool
+    def __init__(self, core: Core, servers: list[str]) -> None:
+        self.dispatch: dict[str, list[float]] = {name: [] for name in servers}
+        self.mcp: dict[str, list[float]] = {name: [] for name in servers}
+        apphost = core.app.apphost
+        dispatcher = apphost.dispatcher
+        handle = dispatcher.handle
 
         async def timed_handle(view_id: str, message: Any) -> Any:
             start = time.perf_counter()
             reply = await handle(view_id, message)
-            if isinstance(message, dict) and message.get("method") == "tools/call":
-                self.dispatch.append((time.perf_counter() - start) * 1000)
+            view = apphost.views.get(view_id)
+            if view is not None and view.server in self.dispatch and isinstance(message, dict) \
+                    and message.get("method") == "tools/call":
+                self.dispatch[view.server].append((time.perf_counter() - start) * 1000)
             return reply
+
+        dispatcher.handle = timed_handle  # type: ignore[method-assign]
+        for name in servers:
+            self._wrap_call(core.app.servers.get(name), self.mcp[name])
+
+    @staticmethod
+    def _wrap_call(conn: Any, samples: list[float]) -> None:
+        call_tool = conn.call_tool
 
         async def timed_call(name: str, arguments: Any, **kw: Any) -> Any:
             start = time.perf_counter()
             result = await call_tool(name, arguments, **kw)
-            self.mcp.append((time.perf_counter() - start) * 1000)
+            samples.append((time.perf_counter() - start) * 1000)
             return result
 
-        dispatcher.handle = timed_handle  # type: ignore[method-assign]
-        conn.call_tool = timed_call  # type: ignore[method-assign]
+        conn.call_tool = timed_call
 
-    def breakdown(self, rtt: list[float]) -> dict[str, float]:
+    def mark(self, server: str) -> tuple[int, int]:
+        """How many samples this server has so far, to cut a block's warm-up calls later."""
+        return len(self.dispatch[server]), len(self.mcp[server])
+
+    def keep(self, server: str, since: tuple[int, int], count: int) -> None:
+        """Of the samples taken since ``since``, keep the last ``count`` (the block's timed calls)."""
+        for store, start in ((self.dispatch[server], since[0]), (self.mcp[server], since[1])):
+            block = store[start:]
+            del store[start:]
+            store.extend(block[-count:])
+
+    def breakdown(self, server: str, rtt: list[float]) -> dict[str, float]:
         """Median ms: the whole round trip, the core's share, and the MCP call inside it."""
-        n = len(rtt)
-        dispatch, mcp_ms = statistics.median(self.dispatch[-n:]), statistics.median(self.mcp[-n:])
+        dispatch, mcp_ms = statistics.median(self.dispatch[server]), statistics.median(self.mcp[server])
         return {"round_trip": round(statistics.median(rtt), 2), "in_core_dispatcher": round(dispatch, 2),
                 "of_which_mcp_call": round(mcp_ms, 2),
                 "outside_core (browser hops + WebSocket)": round(statistics.median(rtt) - dispatch, 2)}
 
 
-def view_round_trips(core: Core, server: str, calls: int, warmup: int, *, browser: Chromium | None,
+def interleaved(core: Core, kinds: list[str], calls: int, warmup: int,
+                blocks: int) -> tuple[dict[str, list[float]], dict[str, dict[str, float]]]:
+    """``calls`` timed round trips per kind, in ``blocks`` alternating blocks, each a fresh view."""
+    clock = CoreClock(core, [SERVERS[k] for k in kinds])
+    rtt: dict[str, list[float]] = {k: [] for k in kinds}
+    per_block = [calls // blocks + (1 if i < calls % blocks else 0) for i in range(blocks)]
+    for n in per_block:
+        for kind in kinds:
+            since = clock.mark(SERVERS[kind])
+            rtt[kind] += view_round_trips(core, SERVERS[kind], n, warmup)
+            clock.keep(SERVERS[kind], since, n)
+    return rtt, {k: clock.breakdown(SERVERS[k], rtt[k]) for k in kinds}
+
+
+def view_round_trips(core: Core, server: str, calls: int, warmup: int, *,
                      timeout: float = 180) -> list[float]:
     """Open the bench view, let it time ``calls`` round trips, and return them (ms)."""
 
@@ -83,10 +122,11 @@ def view_round_trips(core: Core, server: str, calls: int, warmup: int, *, browse
             break
         if view.state == "failed":
             raise RuntimeError(f"the bench view failed: {view.failure}")
-        if browser is not None:
-            browser.page.wait_for_timeout(50)
-        else:
-            time.sleep(0.05)
+        # Not page.wait_for_timeout: that runs Playwright's event pump on this thread, which
+        # takes the GIL for every CDP event the driver forwards and slowed the core thread's
+        # share of each call by ~0.35 ms. The result is read from the core, so nothing here
+        # needs Playwright until the view is done.
+        time.sleep(0.05)
     else:
         raise TimeoutError(f"the bench view did not finish {calls} calls in {timeout:g} s")
     core.run(core.app.apphost.close(view, "benchmark done"), 15)
@@ -111,61 +151,50 @@ def direct_round_trips(target: str | StdioServerParameters, calls: int, warmup: 
 
 
 def _in_chromium(ws_paths: Any, calls: int, warmup: int,
-                 diagnose: bool) -> tuple[dict[str, list[float]], dict[str, Any]]:
+                 blocks: int) -> tuple[dict[str, list[float]], dict[str, dict[str, float]]]:
     core = Core.start(ws_paths)
     browser = Chromium()
-    measured, breakdown = {}, {}
     try:
         core.wait_servers()
         browser.open(core.web.url + "#runner")
         core.wait_hello()
-        for server, kind in (("bench", "stdio"), ("bench-http", "http")):
-            clock = CoreClock(core, server)
-            measured[kind] = view_round_trips(core, server, calls, warmup, browser=browser)
-            breakdown[kind] = clock.breakdown(measured[kind])
-        if diagnose:
-            # What-if, not a supported setup: the inspector's live push to the UI detached.
-            listeners = list(core.app.inspector._listeners)
-            core.app.inspector._listeners.clear()
-            clock = CoreClock(core, "bench")
-            measured[NO_PUSH] = view_round_trips(core, "bench", calls, warmup, browser=browser)
-            breakdown[NO_PUSH] = clock.breakdown(measured[NO_PUSH])
-            core.app.inspector._listeners.extend(listeners)
+        return interleaved(core, ["stdio", "http"], calls, warmup, blocks)
     finally:
         browser.close()
         core.stop()
-    return measured, breakdown
+
+
+def _direct(stdio: StdioServerParameters, url: str, calls: int, warmup: int) -> dict[str, list[float]]:
+    return {"stdio": direct_round_trips(stdio, calls, warmup), "http": direct_round_trips(url, calls, warmup)}
 
 
 def run(ctx: Context) -> list[Result]:
     """Chromium and the Qt shell, over stdio and streamable HTTP."""
     calls, warmup = 200, 20
+    blocks = ctx.pick(2, 4)
     qt_kinds = ctx.pick(["stdio"], ["stdio", "http"])
     measured: dict[tuple[str, str], list[float]] = {}
-    qt_breakdown: dict[str, Any] = {}
+    breakdown: dict[tuple[str, str], dict[str, float]] = {}
+    stdio = StdioServerParameters(command=sys.executable, args=[str(BENCH / "bench_server.py")])
     with http_bench_server() as url, workspace({"bench": bench_stdio(), "bench-http": {"url": url}}) as ws:
-        ctx.log(f"bridge: {calls} view round trips in Chromium, stdio and HTTP")
-        chromium, breakdown = _in_chromium(ws.paths, calls, warmup, diagnose=ctx.full)
-        measured.update({("chromium", kind): rtt for kind, rtt in chromium.items()})
-        for server, kind in (("bench", "stdio"), ("bench-http", "http")):
-            if kind in qt_kinds:
-                ctx.log(f"bridge: {calls} view round trips in the Qt desktop shell, {kind}")
-                spec = {"server": server, "calls": calls, "warmup": warmup}
-                report = run_desktop_probe(ws.env(), "bridge", spec, timeout=120)
-                measured[("qt", kind)], qt_breakdown[kind] = report["rtt"], report["breakdown"]
-        ctx.log(f"bridge: {calls} direct mcp.Client calls, stdio and HTTP")
-        stdio = StdioServerParameters(command=sys.executable, args=[str(BENCH / "bench_server.py")])
-        direct = {"stdio": direct_round_trips(stdio, calls, warmup), "http": direct_round_trips(url, calls, warmup)}
-    results = []
-    for (engine, kind), rtt in measured.items():
-        base = "stdio" if kind == NO_PUSH else kind
-        diagnostic = kind == NO_PUSH
-        results.append(Result(
-            f"bridge.{engine}.{'diagnostic.no-inspector-push' if diagnostic else kind}",
-            f"View tools/call round trip via Moka, {kind} ({engine}){' [diagnostic]' if diagnostic else ''}", "ms", rtt,
-            reference=direct[base], reference_title=f"direct mcp.Client, {base}", target=None if diagnostic else TARGET,
-            target_on="difference",
-            notes=("what-if: the inspector's live push to the UI detached for this series; not a supported setup"
-                   if diagnostic else f"{calls} sequential calls timed inside the view after {warmup} warm-up calls"),
-            extra={"median_ms": (breakdown if engine == "chromium" else qt_breakdown)[kind]}))
-    return results
+        ctx.log(f"bridge: {calls // 2} direct mcp.Client calls, stdio and HTTP (first half)")
+        direct = _direct(stdio, url, calls // 2, warmup)
+        ctx.log(f"bridge: {calls} view round trips in Chromium, stdio and HTTP, in {blocks} interleaved blocks")
+        rtt, parts = _in_chromium(ws.paths, calls, warmup, blocks)
+        for kind in rtt:
+            measured[("chromium", kind)], breakdown[("chromium", kind)] = rtt[kind], parts[kind]
+        ctx.log(f"bridge: {calls} view round trips in the Qt desktop shell, {'/'.join(qt_kinds)}, in {blocks} blocks")
+        spec = {"kinds": qt_kinds, "calls": calls, "warmup": warmup, "blocks": blocks}
+        report = run_desktop_probe(ws.env(), "bridge", spec, timeout=240)
+        for kind in qt_kinds:
+            measured[("qt", kind)], breakdown[("qt", kind)] = report["rtt"][kind], report["breakdown"][kind]
+        ctx.log(f"bridge: {calls - calls // 2} direct mcp.Client calls, stdio and HTTP (second half)")
+        for kind, samples in _direct(stdio, url, calls - calls // 2, warmup).items():
+            direct[kind] += samples
+    return [Result(f"bridge.{engine}.{kind}", f"View tools/call round trip via Moka, {kind} ({engine})", "ms", rtt,
+                   reference=direct[kind], reference_title=f"direct mcp.Client, {kind}", target=TARGET,
+                   target_on="difference",
+                   notes=(f"{calls} sequential calls timed inside the view, in {blocks} blocks interleaved with "
+                          f"the other transport, each after {warmup} warm-up calls"),
+                   extra={"median_ms": breakdown[(engine, kind)]})
+            for (engine, kind), rtt in measured.items()]

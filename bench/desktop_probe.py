@@ -67,13 +67,12 @@ def drive(core: Core, task: str, spec: dict[str, Any]) -> dict[str, Any]:
         time.sleep(0.3)
         return {"views": render_series(core, [tuple(v) for v in spec["views"]], spec["repeat"], browser=None)}
     if task == "bridge":
-        from bench.bridge import CoreClock, view_round_trips
+        from bench.bridge import interleaved
 
         js("location.hash = '#runner'")
         time.sleep(0.3)
-        clock = CoreClock(core, spec["server"])
-        rtt = view_round_trips(core, spec["server"], spec["calls"], spec["warmup"], browser=None)
-        return {"rtt": rtt, "breakdown": clock.breakdown(rtt)}
+        rtt, parts = interleaved(core, spec["kinds"], spec["calls"], spec["warmup"], spec["blocks"])
+        return {"rtt": rtt, "breakdown": parts}
     if task == "memory":
         from bench.memory import chat_memory, wait_server_ready
 

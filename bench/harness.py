@@ -120,6 +120,36 @@ class Chromium:
             self._pw.stop()
 
 
+class PlainChromium:
+    """Chromium showing Moka's page with no automation attached, as a person's browser would.
+
+    Playwright attaches to every new frame process and sets it up before it may run, which
+    added 25–60 ms to each fresh view here; timings in this browser come from the core.
+    """
+
+    def __init__(self, url: str) -> None:
+        import subprocess
+        import tempfile
+
+        width, height = VIEWPORT_SIZE
+        self._profile = tempfile.TemporaryDirectory(prefix="moka-bench-chromium-")
+        self.proc = subprocess.Popen([CHROMIUM, "--headless=new", *CHROMIUM_ARGS, f"--user-data-dir={self._profile.name}",
+                                      f"--window-size={width},{height}", url],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def close(self) -> None:
+        """Stop the browser and remove its profile."""
+        import subprocess
+
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self._profile.cleanup()
+
+
 def render_once(core: Core, server: str, tool: str, args: dict[str, Any], *, browser: Chromium | None = None,
                 timeout: float = 30, keep: bool = False, premount: bool = False) -> dict[str, Any]:
     """Call a UI tool with a fresh view and time it until the initialized view got the result.
