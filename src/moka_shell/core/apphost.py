@@ -21,8 +21,12 @@ TEARDOWN_TIMEOUT = 3.0
 MAX_LIVE_VIEWS = 6  # views kept mounted while off screen; beyond this, off-screen views are parked
 
 # Prepended to every view document: reports errors and CSP violations to the host as
-# standard MCP log notifications, so a broken view is never a silent empty frame.
-PRELUDE = """<script>(function(){var p=window.parent;function s(l,d){try{p.postMessage({jsonrpc:"2.0",
+# standard MCP log notifications, so a broken view is never a silent empty frame. Its first
+# listener reads each message's origin before the app's own listeners read the data: Chromium
+# slows down reading the data of a cross-origin message whose origin nobody looked at (about
+# 1 ms a message in QtWebEngine 6.11; docs/performance.md §2), and the apps' SDK never looks.
+PRELUDE = """<script>(function(){addEventListener("message",function(e){e.origin},true);
+var p=window.parent;function s(l,d){try{p.postMessage({jsonrpc:"2.0",
 method:"notifications/message",params:{level:l,logger:"moka.view",data:d}},"*")}catch(e){}}
 addEventListener("error",function(e){s("error",{kind:"error",message:String(e.message||"error"),
 source:String(e.filename||""),line:e.lineno||0})});addEventListener("unhandledrejection",function(e){
