@@ -6,10 +6,14 @@ core → MCP server and back. The reference is the same N calls from an ``mcp.Cl
 this process to the same server (stdio: another process of the same script; HTTP: the
 same server process).
 
-Every series is taken in blocks, interleaved (stdio, HTTP, stdio, HTTP, … each block a fresh
-view), and the direct calls half before and half after the views: whichever series ran first
-used to pay for the machine still settling from the suite before (up to +1.4 ms on the same
-code), which said more about its position than about Moka.
+Browser mode runs in a plain headless Chromium with no automation attached: the view reports
+its own timings to the core (ui/update-model-context), and Playwright's per-frame
+instrumentation would only add its own traffic to every hop.
+
+The series are interleaved: in each of two rounds the direct calls, Chromium and the Qt shell
+take turns, and within an engine stdio and HTTP blocks alternate (each block a fresh view).
+Whichever series ran first used to pay for the machine still settling from the suite before
+(up to +1.4 ms on the same code), which said more about its position than about Moka.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from bench.context import Context
 from bench.env import BENCH, bench_stdio, http_bench_server, workspace
-from bench.harness import Chromium, Core, run_desktop_probe
+from bench.harness import Core, PlainChromium, run_desktop_probe
 from bench.stats import Result, Target
 
 TARGET = Target(3.0, "within 3 ms of a direct call (median difference)")
@@ -82,17 +86,24 @@ class CoreClock:
             del store[start:]
             store.extend(block[-count:])
 
-    def breakdown(self, server: str, rtt: list[float]) -> dict[str, float]:
-        """Median ms: the whole round trip, the core's share, and the MCP call inside it."""
-        dispatch, mcp_ms = statistics.median(self.dispatch[server]), statistics.median(self.mcp[server])
-        return {"round_trip": round(statistics.median(rtt), 2), "in_core_dispatcher": round(dispatch, 2),
-                "of_which_mcp_call": round(mcp_ms, 2),
-                "outside_core (browser hops + WebSocket)": round(statistics.median(rtt) - dispatch, 2)}
+    def samples(self, server: str) -> dict[str, list[float]]:
+        """The kept samples of one server: whole dispatcher calls and the MCP calls inside them."""
+        return {"dispatch": list(self.dispatch[server]), "mcp": list(self.mcp[server])}
+
+
+def breakdown(rtt: list[float], core: dict[str, list[float]]) -> dict[str, float]:
+    """Median ms: the whole round trip, the core's share, and the MCP call inside it."""
+    whole, dispatch, mcp_ms = (statistics.median(x) for x in (rtt, core["dispatch"], core["mcp"]))
+    return {"round_trip": round(whole, 2), "in_core_dispatcher": round(dispatch, 2), "of_which_mcp_call": round(mcp_ms, 2),
+            "outside_core (browser hops + WebSocket)": round(whole - dispatch, 2)}
 
 
 def interleaved(core: Core, kinds: list[str], calls: int, warmup: int,
-                blocks: int) -> tuple[dict[str, list[float]], dict[str, dict[str, float]]]:
-    """``calls`` timed round trips per kind, in ``blocks`` alternating blocks, each a fresh view."""
+                blocks: int) -> tuple[dict[str, list[float]], dict[str, dict[str, list[float]]]]:
+    """``calls`` timed round trips per kind, in ``blocks`` alternating blocks, each a fresh view.
+
+    Returns the round trips and the core's own samples, per kind.
+    """
     clock = CoreClock(core, [SERVERS[k] for k in kinds])
     rtt: dict[str, list[float]] = {k: [] for k in kinds}
     per_block = [calls // blocks + (1 if i < calls % blocks else 0) for i in range(blocks)]
@@ -101,7 +112,7 @@ def interleaved(core: Core, kinds: list[str], calls: int, warmup: int,
             since = clock.mark(SERVERS[kind])
             rtt[kind] += view_round_trips(core, SERVERS[kind], n, warmup)
             clock.keep(SERVERS[kind], since, n)
-    return rtt, {k: clock.breakdown(SERVERS[k], rtt[k]) for k in kinds}
+    return rtt, {k: clock.samples(SERVERS[k]) for k in kinds}
 
 
 def view_round_trips(core: Core, server: str, calls: int, warmup: int, *,
@@ -151,16 +162,18 @@ def direct_round_trips(target: str | StdioServerParameters, calls: int, warmup: 
 
 
 def _in_chromium(ws_paths: Any, calls: int, warmup: int,
-                 blocks: int) -> tuple[dict[str, list[float]], dict[str, dict[str, float]]]:
+                 blocks: int) -> tuple[dict[str, list[float]], dict[str, dict[str, list[float]]]]:
+    """Browser mode as people run it: a plain Chromium (no automation) on Moka's page."""
     core = Core.start(ws_paths)
-    browser = Chromium()
+    browser = None
     try:
         core.wait_servers()
-        browser.open(core.web.url + "#runner")
+        browser = PlainChromium(core.web.url + "#runner")
         core.wait_hello()
         return interleaved(core, ["stdio", "http"], calls, warmup, blocks)
     finally:
-        browser.close()
+        if browser is not None:
+            browser.close()
         core.stop()
 
 
@@ -169,32 +182,43 @@ def _direct(stdio: StdioServerParameters, url: str, calls: int, warmup: int) -> 
 
 
 def run(ctx: Context) -> list[Result]:
-    """Chromium and the Qt shell, over stdio and streamable HTTP."""
-    calls, warmup = 200, 20
-    blocks = ctx.pick(2, 4)
+    """Chromium and the Qt shell, over stdio and streamable HTTP, in alternating rounds."""
+    calls, warmup, rounds = 200, 20, 2
+    blocks = ctx.pick(1, 2)  # per engine and round: 2 or 4 blocks per series in all
     qt_kinds = ctx.pick(["stdio"], ["stdio", "http"])
-    measured: dict[tuple[str, str], list[float]] = {}
-    breakdown: dict[tuple[str, str], dict[str, float]] = {}
+    rtt: dict[tuple[str, str], list[float]] = {}
+    core: dict[tuple[str, str], dict[str, list[float]]] = {}
+    direct: dict[str, list[float]] = {"stdio": [], "http": []}
+
+    def add(engine: str, got: dict[str, list[float]], own: dict[str, dict[str, list[float]]]) -> None:
+        for kind, samples in got.items():
+            rtt.setdefault((engine, kind), []).extend(samples)
+            mine = core.setdefault((engine, kind), {"dispatch": [], "mcp": []})
+            for part in mine:
+                mine[part].extend(own[kind][part])
+
     stdio = StdioServerParameters(command=sys.executable, args=[str(BENCH / "bench_server.py")])
+    share = calls // rounds
     with http_bench_server() as url, workspace({"bench": bench_stdio(), "bench-http": {"url": url}}) as ws:
-        ctx.log(f"bridge: {calls // 2} direct mcp.Client calls, stdio and HTTP (first half)")
-        direct = _direct(stdio, url, calls // 2, warmup)
-        ctx.log(f"bridge: {calls} view round trips in Chromium, stdio and HTTP, in {blocks} interleaved blocks")
-        rtt, parts = _in_chromium(ws.paths, calls, warmup, blocks)
-        for kind in rtt:
-            measured[("chromium", kind)], breakdown[("chromium", kind)] = rtt[kind], parts[kind]
-        ctx.log(f"bridge: {calls} view round trips in the Qt desktop shell, {'/'.join(qt_kinds)}, in {blocks} blocks")
-        spec = {"kinds": qt_kinds, "calls": calls, "warmup": warmup, "blocks": blocks}
-        report = run_desktop_probe(ws.env(), "bridge", spec, timeout=240)
-        for kind in qt_kinds:
-            measured[("qt", kind)], breakdown[("qt", kind)] = report["rtt"][kind], report["breakdown"][kind]
-        ctx.log(f"bridge: {calls - calls // 2} direct mcp.Client calls, stdio and HTTP (second half)")
-        for kind, samples in _direct(stdio, url, calls - calls // 2, warmup).items():
-            direct[kind] += samples
-    return [Result(f"bridge.{engine}.{kind}", f"View tools/call round trip via Moka, {kind} ({engine})", "ms", rtt,
+        # Chromium and Qt take turns, and the direct calls come before, between and after
+        # them: no series gets the machine in a better or worse state than the others.
+        for r in range(rounds):
+            ctx.log(f"bridge: round {r + 1}/{rounds}: {share // 2} direct mcp.Client calls, stdio and HTTP")
+            for kind, samples in _direct(stdio, url, share // 2, warmup).items():
+                direct[kind] += samples
+            ctx.log(f"bridge: round {r + 1}/{rounds}: {share} view round trips in Chromium, stdio and HTTP")
+            add("chromium", *_in_chromium(ws.paths, share, warmup, blocks))
+            ctx.log(f"bridge: round {r + 1}/{rounds}: {share} view round trips in the Qt desktop shell, "
+                    f"{'/'.join(qt_kinds)}")
+            spec = {"kinds": qt_kinds, "calls": share, "warmup": warmup, "blocks": blocks}
+            report = run_desktop_probe(ws.env(), "bridge", spec, timeout=240)
+            add("qt", report["rtt"], report["core"])
+            for kind, samples in _direct(stdio, url, share - share // 2, warmup).items():
+                direct[kind] += samples
+    return [Result(f"bridge.{engine}.{kind}", f"View tools/call round trip via Moka, {kind} ({engine})", "ms", samples,
                    reference=direct[kind], reference_title=f"direct mcp.Client, {kind}", target=TARGET,
                    target_on="difference",
-                   notes=(f"{calls} sequential calls timed inside the view, in {blocks} blocks interleaved with "
-                          f"the other transport, each after {warmup} warm-up calls"),
-                   extra={"median_ms": breakdown[(engine, kind)]})
-            for (engine, kind), rtt in measured.items()]
+                   notes=(f"{calls} sequential calls timed inside the view: {rounds} rounds, the engines taking "
+                          f"turns, each in {blocks} block(s) per transport after {warmup} warm-up calls"),
+                   extra={"median_ms": breakdown(samples, core[(engine, kind)])})
+            for (engine, kind), samples in rtt.items()]

@@ -71,8 +71,8 @@ def drive(core: Core, task: str, spec: dict[str, Any]) -> dict[str, Any]:
 
         js("location.hash = '#runner'")
         time.sleep(0.3)
-        rtt, parts = interleaved(core, spec["kinds"], spec["calls"], spec["warmup"], spec["blocks"])
-        return {"rtt": rtt, "breakdown": parts}
+        rtt, own = interleaved(core, spec["kinds"], spec["calls"], spec["warmup"], spec["blocks"])
+        return {"rtt": rtt, "core": own}
     if task == "memory":
         from bench.memory import chat_memory, wait_server_ready
 
