@@ -3,6 +3,7 @@ Chromium showing Moka's real UI page, and one fresh view rendered and timed."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -132,21 +133,35 @@ class PlainChromium:
         import tempfile
 
         width, height = VIEWPORT_SIZE
-        self._profile = tempfile.TemporaryDirectory(prefix="moka-bench-chromium-")
+        # Its helpers may still write to the profile for a moment after the browser exits.
+        self._profile = tempfile.TemporaryDirectory(prefix="moka-bench-chromium-", ignore_cleanup_errors=True)
+        # A session of its own, so close() can stop the browser's helper processes too.
         self.proc = subprocess.Popen([CHROMIUM, "--headless=new", *CHROMIUM_ARGS, f"--user-data-dir={self._profile.name}",
                                       f"--window-size={width},{height}", url],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
     def close(self) -> None:
-        """Stop the browser and remove its profile."""
+        """Stop the browser and its helpers, and remove its profile."""
+        import os
+        import shutil
+        import signal
         import subprocess
 
-        self.proc.terminate()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGTERM)
         try:
             self.proc.wait(10)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
+        for _ in range(20):  # the helpers exit just after the browser; wait for the group to empty
+            try:
+                os.killpg(self.proc.pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        shutil.rmtree(self._profile.name, ignore_errors=True)
         self._profile.cleanup()
 
 
