@@ -79,9 +79,14 @@ def test_display_modes_size_and_theme_reach_the_view(moka_factory) -> None:  # t
     moka.wait(lambda: frame.locator("#ctx-display-mode").inner_text().strip() == "inline", what="view told inline")
 
     iframe = page.locator(f'.view-frame[data-view-id="{view.id}"]')
-    before = iframe.bounding_box()["height"]
+    # Measure once the frame has settled at the height the view reported: while it is still
+    # animating there, any later reading is bigger whether or not the view grew.
+    moka.wait(lambda: abs(iframe.bounding_box()["height"] - view.height) < 1, what="frame at the view's height")
+    before = view.height
     moka.click_in_view(frame, "#btn-grow")
-    moka.wait(lambda: iframe.bounding_box()["height"] > before + 50, what="frame grew")
+    moka.wait(lambda: view.height > before, what="the view reported a bigger size")
+    moka.wait(lambda: abs(iframe.bounding_box()["height"] - view.height) < 1 and view.height > before,
+              what="frame grew to the view's new height")
 
     start_theme = frame.locator("#ctx-theme").inner_text().strip()
     target = "dark" if start_theme != "dark" else "light"

@@ -194,6 +194,7 @@ function applyMode(rec, mode, wireMode, opensWindow) {
   const popoutHere = popoutOnly === rec.id;
   const isWindow = (opensWindow ?? (m.opensWindow || m.id === "popout")) && !popoutHere;
   rec.wire = popoutHere ? "fullscreen" : isWindow ? "popout" : (wireMode || m.wireMode || "inline");
+  const wireChanged = rec.card.dataset.wire !== undefined && rec.card.dataset.wire !== rec.wire;
   rec.card.dataset.mode = m.id;
   rec.card.dataset.wire = rec.wire;
   for (const b of rec.modes.querySelectorAll("[data-mode]")) b.setAttribute("aria-pressed", String(b.dataset.mode === m.id));
@@ -204,7 +205,18 @@ function applyMode(rec, mode, wireMode, opensWindow) {
     mountFrame(rec);
   }
   updateNote(rec);
-  applySize(rec);
+  if (wireChanged && rec.frame) {
+    // The height transition is for a view growing or shrinking in place. Between layouts it
+    // would start from the old layout's height resolved in the new one (leaving fullscreen:
+    // an iframe's default 150 px) and visibly collapse and spring back.
+    rec.frame.style.transition = "none";
+    applySize(rec);
+    void rec.frame.offsetHeight; // apply the new height now, without animating to it
+    const frame = rec.frame;
+    requestAnimationFrame(() => { frame.style.transition = ""; });
+  } else {
+    applySize(rec);
+  }
   layoutPips();
   reportContainer(rec);
 }
