@@ -29,7 +29,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from bench.context import Context
 from bench.env import BENCH, bench_stdio, http_bench_server, workspace
-from bench.harness import Core, PlainChromium, run_desktop_probe
+from bench.harness import Core, core_with_page, run_desktop_probe
 from bench.stats import Result, Target
 
 TARGET = Target(3.0, "within 3 ms of a direct call (median difference)")
@@ -164,17 +164,8 @@ def direct_round_trips(target: str | StdioServerParameters, calls: int, warmup: 
 def _in_chromium(ws_paths: Any, calls: int, warmup: int,
                  blocks: int) -> tuple[dict[str, list[float]], dict[str, dict[str, list[float]]]]:
     """Browser mode as people run it: a plain Chromium (no automation) on Moka's page."""
-    core = Core.start(ws_paths)
-    browser = None
-    try:
-        core.wait_servers()
-        browser = PlainChromium(core.web.url + "#runner")
-        core.wait_hello()
+    with core_with_page(ws_paths) as (core, _):
         return interleaved(core, ["stdio", "http"], calls, warmup, blocks)
-    finally:
-        if browser is not None:
-            browser.close()
-        core.stop()
 
 
 def _direct(stdio: StdioServerParameters, url: str, calls: int, warmup: int) -> dict[str, list[float]]:

@@ -4,8 +4,12 @@ Chromium showing Moka's real UI page, and one fresh view rendered and timed."""
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
+import subprocess
+import tempfile
 import time
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
 
 from moka_shell.core.views import View
@@ -129,9 +133,6 @@ class PlainChromium:
     """
 
     def __init__(self, url: str) -> None:
-        import subprocess
-        import tempfile
-
         width, height = VIEWPORT_SIZE
         # Its helpers may still write to the profile for a moment after the browser exits.
         self._profile = tempfile.TemporaryDirectory(prefix="moka-bench-chromium-", ignore_cleanup_errors=True)
@@ -142,11 +143,6 @@ class PlainChromium:
 
     def close(self) -> None:
         """Stop the browser and its helpers, and remove its profile."""
-        import os
-        import shutil
-        import signal
-        import subprocess
-
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.proc.pid, signal.SIGTERM)
         try:
@@ -161,8 +157,32 @@ class PlainChromium:
             except ProcessLookupError:
                 break
             time.sleep(0.05)
-        shutil.rmtree(self._profile.name, ignore_errors=True)
         self._profile.cleanup()
+
+
+@contextlib.contextmanager
+def core_with_page(ws_paths: Paths, *, playwright: bool = False) -> Iterator[tuple[Core, Chromium | None]]:
+    """A core with its servers ready and Moka's page booted on the Tool runner.
+
+    By default the page is in a plain Chromium (browser mode as people run it; timings come
+    from the core); with ``playwright`` it is in Playwright's, which can look inside frames.
+    """
+    core = Core.start(ws_paths)
+    browser: Chromium | PlainChromium | None = None
+    try:
+        core.wait_servers()
+        url = core.web.url + "#runner"
+        if playwright:
+            browser = Chromium()
+            browser.open(url)
+        else:
+            browser = PlainChromium(url)
+        core.wait_hello()
+        yield core, browser if isinstance(browser, Chromium) else None
+    finally:
+        if browser is not None:
+            browser.close()
+        core.stop()
 
 
 def render_once(core: Core, server: str, tool: str, args: dict[str, Any], *, browser: Chromium | None = None,

@@ -16,7 +16,7 @@ from typing import Any
 
 from bench.context import Context
 from bench.env import bench_stdio, demo, npm, workspace
-from bench.harness import Chromium, Core, PlainChromium, render_once, run_desktop_probe
+from bench.harness import Chromium, Core, core_with_page, render_once, run_desktop_probe
 from bench.stats import Result, Target
 
 SERVERS: dict[str, Callable[[], dict[str, Any]]] = {
@@ -55,31 +55,14 @@ def render_series(core: Core, views: list[tuple[str, str]], repeat: int,
 
 def _chromium(ws_paths: Any, views: list[tuple[str, str]], repeat: int) -> dict[str, list[dict[str, Any]]]:
     """Browser mode as people run it: a plain Chromium on Moka's page, timed by the core."""
-    core = Core.start(ws_paths)
-    browser = None
-    try:
-        core.wait_servers()
-        browser = PlainChromium(core.web.url + "#runner")
-        core.wait_hello()
+    with core_with_page(ws_paths) as (core, _):
         return render_series(core, views, repeat, None)
-    finally:
-        if browser is not None:
-            browser.close()
-        core.stop()
 
 
 def _chromium_in_frame(ws_paths: Any, repeat: int) -> dict[str, list[dict[str, Any]]]:
     """basic-vanillajs under Playwright, seen arriving inside the view frame; fresh and premounted."""
-    core = Core.start(ws_paths)
-    browser = Chromium()
-    try:
-        core.wait_servers()
-        browser.open(core.web.url + "#runner")
-        core.wait_hello()
+    with core_with_page(ws_paths, playwright=True) as (core, browser):
         return render_series(core, [("vanilla", "get-time")], repeat, browser, premounted=True)
-    finally:
-        browser.close()
-        core.stop()
 
 
 def results_for(engine: str, data: dict[str, list[dict[str, Any]]]) -> list[Result]:
