@@ -156,12 +156,22 @@ function unmountFrame(rec) {
   rec.proxyReady = false;
 }
 
-function applySize(rec) {
-  if (!rec.frame) return;
+/** Set the frame's height for its layout; `animate: false` jumps there (a change of layout). */
+function applySize(rec, { animate = true } = {}) {
+  const frame = rec.frame;
+  if (!frame) return;
+  // The height transition is for a view growing or shrinking in place. Between layouts it
+  // would start from the old layout's height resolved in the new one (leaving fullscreen:
+  // an iframe's default 150 px) and visibly collapse and spring back.
+  if (!animate) frame.style.transition = "none";
   // Fixed layouts (fullscreen) ignore what the view reports; the size is remembered for inline.
-  if (rec.wire === "fullscreen") rec.frame.style.height = "100%";
-  else if (rec.wire === "pip") rec.frame.style.height = `${Math.min(Math.max(rec.height || 240, 120), Math.round(window.innerHeight * 0.6))}px`;
-  else rec.frame.style.height = rec.height ? `${rec.height}px` : "";
+  if (rec.wire === "fullscreen") frame.style.height = "100%";
+  else if (rec.wire === "pip") frame.style.height = `${Math.min(Math.max(rec.height || 240, 120), Math.round(window.innerHeight * 0.6))}px`;
+  else frame.style.height = rec.height ? `${rec.height}px` : "";
+  if (!animate) {
+    void frame.offsetHeight; // take the new height now, before the transition comes back
+    requestAnimationFrame(() => { frame.style.transition = ""; });
+  }
   if (rec.wire === "pip") layoutPips();
 }
 
@@ -193,8 +203,8 @@ function applyMode(rec, mode, wireMode, opensWindow) {
   // In a popout window this page *is* the window: fill it, whatever the main window shows.
   const popoutHere = popoutOnly === rec.id;
   const isWindow = (opensWindow ?? (m.opensWindow || m.id === "popout")) && !popoutHere;
+  const previousWire = rec.wire;
   rec.wire = popoutHere ? "fullscreen" : isWindow ? "popout" : (wireMode || m.wireMode || "inline");
-  const wireChanged = rec.card.dataset.wire !== undefined && rec.card.dataset.wire !== rec.wire;
   rec.card.dataset.mode = m.id;
   rec.card.dataset.wire = rec.wire;
   for (const b of rec.modes.querySelectorAll("[data-mode]")) b.setAttribute("aria-pressed", String(b.dataset.mode === m.id));
@@ -205,18 +215,7 @@ function applyMode(rec, mode, wireMode, opensWindow) {
     mountFrame(rec);
   }
   updateNote(rec);
-  if (wireChanged && rec.frame) {
-    // The height transition is for a view growing or shrinking in place. Between layouts it
-    // would start from the old layout's height resolved in the new one (leaving fullscreen:
-    // an iframe's default 150 px) and visibly collapse and spring back.
-    rec.frame.style.transition = "none";
-    applySize(rec);
-    void rec.frame.offsetHeight; // apply the new height now, without animating to it
-    const frame = rec.frame;
-    requestAnimationFrame(() => { frame.style.transition = ""; });
-  } else {
-    applySize(rec);
-  }
+  applySize(rec, { animate: rec.wire === previousWire });
   layoutPips();
   reportContainer(rec);
 }
