@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from moka_shell.shells import desktop
-from moka_shell.shells.runtime import CoreThread
+from moka_shell.shells.core_thread import CoreThread
 
 from bench.harness import Core, hook_hello
 
@@ -67,7 +67,7 @@ def drive(core: Core, task: str, spec: dict[str, Any]) -> dict[str, Any]:
         time.sleep(0.3)
         return {"views": render_series(core, [tuple(v) for v in spec["views"]], spec["repeat"], browser=None)}
     if task == "bridge":
-        from bench.bridge import interleaved
+        from bench.view_roundtrip import interleaved
 
         js("location.hash = '#runner'")
         time.sleep(0.3)

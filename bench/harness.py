@@ -12,9 +12,9 @@ import time
 from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
 
-from moka_shell.core.views import View
+from moka_shell.core.views.view import View
 from moka_shell.paths import Paths
-from moka_shell.shells.runtime import CoreThread
+from moka_shell.shells.core_thread import CoreThread
 
 from bench.env import CHROMIUM, CHROMIUM_ARGS
 
@@ -198,7 +198,7 @@ def render_once(core: Core, server: str, tool: str, args: dict[str, Any], *, bro
 
     ready: View | None = None
     if premount:  # the chat's path: the view mounts while the model streams the call
-        ready = core.run(core.app.apphost.open_view(server, tool))
+        ready = core.run(core.app.view_host.open_view(server, tool))
         assert ready is not None, f"{server}/{tool} has no view"
         deadline = time.monotonic() + timeout
         while not ready.initialized and ready.state != "failed" and time.monotonic() < deadline:
@@ -206,7 +206,7 @@ def render_once(core: Core, server: str, tool: str, args: dict[str, Any], *, bro
 
     async def call() -> View:
         start, start_epoch = time.perf_counter(), time.time()
-        _cid, view, _result = await core.app.apphost.run_tool(server, tool, args, view=ready)
+        _cid, view, _result = await core.app.view_host.run_tool(server, tool, args, view=ready)
         assert view is not None, f"{server}/{tool} has no view"
         view.timings["bench_t0"] = start
         view.timings["bench_epoch"] = start_epoch
@@ -242,7 +242,7 @@ def render_once(core: Core, server: str, tool: str, args: dict[str, Any], *, bro
             out["painted"] = probe["painted"] - t["bench_epoch"] * 1000
     out["view"] = view.id
     if not keep:
-        core.run(core.app.apphost.close(view, "benchmark done"), 15)
+        core.run(core.app.view_host.close(view, "benchmark done"), 15)
     return out
 
 

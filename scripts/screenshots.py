@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from moka_shell.paths import Paths
-from moka_shell.shells.runtime import CoreThread
+from moka_shell.shells.core_thread import CoreThread
 from moka_shell.testing.fake_openai import FakeOpenAIServer, Text, ToolCall
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,7 +79,7 @@ def main() -> int:
             page.screenshot(path=str(OUT / "welcome-light.png"))
             page.fill("#composer", "Roll three dice, please")
             page.keyboard.press("Enter")
-            wait(page, lambda: any(v.state == "ready" and "result_sent" in v.timings for v in app.apphost.views.values()))
+            wait(page, lambda: any(v.state == "ready" and "result_sent" in v.timings for v in app.view_host.views.values()))
             page.wait_for_selector('.msg[data-role="assistant"] strong')
             page.wait_for_timeout(800)
             call(core, "tools.run", {"server": "moka-demo", "tool": "open_playground", "arguments": {}})

@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "plugins" / "moka-a
 import moka_anthropic  # noqa: E402
 from moka_anthropic.backend import AnthropicBackend  # noqa: E402
 
-from moka_shell.core.agents import (  # noqa: E402
+from moka_shell.core.chat.backends import (  # noqa: E402
     AgentEvent,
     AgentRequest,
     ChatMessage,

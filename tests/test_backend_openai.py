@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from moka_shell.builtins import backends_openai
 from moka_shell.builtins.backends_openai import PRESETS, OpenAICompatBackend, OpenAIOptions, StreamAssembler
-from moka_shell.core.agents import (
+from moka_shell.core.chat.backends import (
     AgentEvent,
     AgentRequest,
     ChatMessage,

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from moka_shell.testing import FAKE_ENDPOINTS
 from moka_shell.config import MokaConfig, ServerConfig
 from moka_shell.core.app import MokaApp
 from moka_shell.errors import ToolCallError
@@ -33,10 +34,9 @@ async def make_app(paths: Paths, base_url: str, *, backend: str = "ollama", serv
     config.agent.model = "fake-model"
     config.agent.base_urls = {backend: base_url}
     app = MokaApp(paths, config=config)
-    app.host_origin, app.sandbox_origin = "http://127.0.0.1:1", "http://127.0.0.1:2"
     events: list[tuple[str, Any]] = []
     app.subscribe(lambda ev, data: events.append((ev, data)))
-    await app.start()
+    await app.start(endpoints=FAKE_ENDPOINTS)
     await app.servers.wait_ready(timeout=30)
     return app, events
 
@@ -80,7 +80,7 @@ async def test_streamed_arguments_reach_the_view_as_partials(paths: Paths) -> No
                     break
                 await asyncio.sleep(0.01)
             assert view_id
-            d = app.apphost.dispatcher
+            d = app.view_host.dispatcher
             await d.handle(view_id, {"jsonrpc": "2.0", "id": 0, "method": "ui/initialize", "params": {
                 "protocolVersion": "2026-01-26", "appInfo": {"name": "t", "version": "1"}, "appCapabilities": {}}})
             await d.handle(view_id, {"jsonrpc": "2.0", "method": "ui/notifications/initialized"})
@@ -153,7 +153,7 @@ async def test_stop_cancels_the_tool_call_and_the_view_is_told(paths: Paths) -> 
                     break
                 await asyncio.sleep(0.01)
             view_id = [d for e, d in events if e == "view.created"][0]["viewId"]
-            d = app.apphost.dispatcher
+            d = app.view_host.dispatcher
             await d.handle(view_id, {"jsonrpc": "2.0", "id": 0, "method": "ui/initialize", "params": {
                 "protocolVersion": "2026-01-26", "appInfo": {"name": "t", "version": "1"}, "appCapabilities": {}}})
             await d.handle(view_id, {"jsonrpc": "2.0", "method": "ui/notifications/initialized"})
@@ -192,9 +192,9 @@ async def test_model_context_goes_with_the_next_turn(paths: Paths) -> None:
         srv.enqueue([[Text("noted")]])
         app, _events = await make_app(paths, srv.base_url)
         try:
-            _cid, view, _r = await app.apphost.run_tool("moka-demo", "roll_dice", {})
+            _cid, view, _r = await app.view_host.run_tool("moka-demo", "roll_dice", {})
             assert view is not None
-            d = app.apphost.dispatcher
+            d = app.view_host.dispatcher
             for text in ("first", "second"):
                 await d.handle(view.id, {"jsonrpc": "2.0", "id": 5, "method": "ui/update-model-context",
                                          "params": {"content": [{"type": "text", "text": f"dice are {text}"}]}})
@@ -218,7 +218,7 @@ async def test_no_backend_says_how_to_add_one(paths: Paths) -> None:
         await app.servers.wait_ready(timeout=30)
         cid = app.chat.start_turn(None, "hi")
         await app.chat.wait(cid)
-        _c, _v, result = await app.apphost.run_tool("moka-demo", "roll_dice", {}, with_view=False)
+        _c, _v, result = await app.view_host.run_tool("moka-demo", "roll_dice", {}, with_view=False)
     finally:
         await app.stop()
     err = [d for e, d in events if e == "chat.error"][0]["message"]

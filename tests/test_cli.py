@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from moka_shell.core.catalog import cap_result, result_size
+from moka_shell.core.mcp.catalog import cap_result, result_size
 from moka_shell.testing.fake_openai import FakeOpenAIServer, ToolCall
 
 

@@ -19,22 +19,22 @@ async def test_concurrent_requests_are_answered_separately(tmp_path: Path) -> No
     app = MokaApp(Paths(tmp_path / "config.json", tmp_path), config=MokaConfig(), mode="desktop")
     asked: list[dict[str, Any]] = []
     app.subscribe(lambda ev, data: asked.append(data) if ev == "consent.request" else None)
-    first = asyncio.create_task(app.consent("open_link", "s1", {"url": "https://a.example"}))
-    second = asyncio.create_task(app.consent("open_link", "s2", {"url": "https://b.example"}))
+    first = asyncio.create_task(app.consent.ask("open_link", "s1", {"url": "https://a.example"}))
+    second = asyncio.create_task(app.consent.ask("open_link", "s2", {"url": "https://b.example"}))
     while len(asked) < 2:
         await asyncio.sleep(0)
     ids = [a["requestId"] for a in asked]
     assert len(set(ids)) == 2
-    app.answer_consent(ids[0], allow=True, remember=False)
+    app.consent.answer(ids[0], allow=True, remember=False)
     assert await first is True and not second.done()
     # A third request while the second still waits must not take its id (the old ids were
     # "q<number waiting + 1>-<id(detail) % 10000>": here "q2-…" again, one dict address away
     # from answering the wrong request).
-    third = asyncio.create_task(app.consent("open_link", "s3", {"url": "https://c.example"}))
+    third = asyncio.create_task(app.consent.ask("open_link", "s3", {"url": "https://c.example"}))
     while len(asked) < 3:
         await asyncio.sleep(0)
     assert asked[2]["requestId"] not in ids
-    app.answer_consent(asked[2]["requestId"], allow=True, remember=False)
+    app.consent.answer(asked[2]["requestId"], allow=True, remember=False)
     assert await third is True and not second.done()
-    app.answer_consent(ids[1], allow=False, remember=False)
+    app.consent.answer(ids[1], allow=False, remember=False)
     assert await second is False

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from moka_shell.core.views.reopen import reopen_view
+from moka_shell.testing import FAKE_ENDPOINTS
 from moka_shell.config import MokaConfig, ServerConfig
 from moka_shell.core.app import MokaApp
-from moka_shell.core.store import Store
+from moka_shell.core.chat.store import Store
 from moka_shell.paths import Paths
 from moka_shell.testing.fake_openai import FakeOpenAIServer, Text, ToolCall
 
@@ -64,15 +66,15 @@ async def test_kill_9_mid_turn_keeps_everything_shown(tmp_path: Path) -> None:
     # Reopen: the conversation is listed and its view renders again with input and result replayed.
     config = MokaConfig(mcpServers={"moka-demo": ServerConfig(command="moka", args=["demo-server"])})
     app = MokaApp(Paths(tmp_path / "config.json", tmp_path), config=config)
-    app.host_origin, app.sandbox_origin = "http://127.0.0.1:1", "http://127.0.0.1:2"
     events: list[tuple[str, object]] = []
     app.subscribe(lambda e, d: events.append((e, d)))
-    await app.start()
+    await app.start(endpoints=FAKE_ENDPOINTS)
     try:
         await app.servers.wait_ready(timeout=30)
-        view = await app.chat.reopen_view(call["recordId"])
+        assert app.store is not None
+        view = await reopen_view(app.view_host, call["recordId"], app.store.view(call["recordId"]) or {})
         assert view is not None
-        d = app.apphost.dispatcher
+        d = app.view_host.dispatcher
         await d.handle(view.id, {"jsonrpc": "2.0", "id": 0, "method": "ui/initialize", "params": {
             "protocolVersion": "2026-01-26", "appInfo": {"name": "t", "version": "1"}, "appCapabilities": {}}})
         await d.handle(view.id, {"jsonrpc": "2.0", "method": "ui/notifications/initialized"})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from moka_shell.core.csp import build_policy
+from moka_shell.core.views.csp import build_policy
 
 
 def directives(header: str) -> dict[str, list[str]]:

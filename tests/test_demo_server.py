@@ -128,7 +128,7 @@ async def test_views_are_single_self_contained_documents(uri: str, ids: list[str
     assert content.mime_type == APP_MIME
     assert html.lstrip().lower().startswith("<!doctype html>")
     assert "@inline" not in html, "every shared file must be inlined"
-    assert "window.MokaBridge" in html and '"ui/initialize"' in html
+    assert "window.McpAppClient" in html and '"ui/initialize"' in html
     assert not re.search(r"<script[^>]*\bsrc=|<link[^>]*\bhref=|@import", html), "no external script or style"
     assert 'data-state="waiting"' in html
     for element_id in ids:

@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 from support import server_script
+from moka_shell.testing import FAKE_ENDPOINTS, RecordingShell
 from moka_shell.config import MokaConfig, ServerConfig
 from moka_shell.core.app import MokaApp
-from moka_shell.core.dispatcher import sanitize_filename
+from moka_shell.core.views.dispatcher import sanitize_filename
 from moka_shell.paths import Paths
 
 pytestmark = pytest.mark.anyio
@@ -32,13 +33,17 @@ class Recorder:
 
 
 @pytest.fixture
-async def app(paths: Paths):  # type: ignore[no-untyped-def]
+def shell() -> RecordingShell:
+    return RecordingShell()
+
+
+@pytest.fixture
+async def app(paths: Paths, shell: RecordingShell):  # type: ignore[no-untyped-def]
     cmd = server_script("fault_server.py")
     config = MokaConfig(mcpServers={"moka-demo": ServerConfig(command="moka", args=["demo-server"]),
                                     "fault": ServerConfig(command=cmd[0], args=cmd[1:])})
-    app = MokaApp(paths, config=config)
-    app.host_origin, app.sandbox_origin = "http://127.0.0.1:1", "http://127.0.0.1:2"
-    await app.start()
+    app = MokaApp(paths, config=config, actions=shell)
+    await app.start(endpoints=FAKE_ENDPOINTS)
     await app.servers.wait_ready(timeout=30)
     assert all(c.status == "ready" for c in app.servers.connections.values())
     yield app
@@ -46,7 +51,7 @@ async def app(paths: Paths):  # type: ignore[no-untyped-def]
 
 
 async def init(app: MokaApp, view_id: str, **params: Any) -> dict[str, Any]:
-    reply = await app.apphost.dispatcher.handle(view_id, {
+    reply = await app.view_host.dispatcher.handle(view_id, {
         "jsonrpc": "2.0", "id": 0, "method": "ui/initialize",
         "params": {"protocolVersion": "2026-01-26", "appInfo": {"name": "t", "version": "1"},
                    "appCapabilities": params.get("caps", {})}})
@@ -55,18 +60,18 @@ async def init(app: MokaApp, view_id: str, **params: Any) -> dict[str, Any]:
 
 
 async def initialized(app: MokaApp, view_id: str) -> None:
-    assert await app.apphost.dispatcher.handle(view_id, {"jsonrpc": "2.0", "method": "ui/notifications/initialized"}) is None
+    assert await app.view_host.dispatcher.handle(view_id, {"jsonrpc": "2.0", "method": "ui/notifications/initialized"}) is None
 
 
 async def call(app: MokaApp, view_id: str, method: str, params: dict[str, Any], rid: int = 1) -> dict[str, Any]:
-    reply = await app.apphost.dispatcher.handle(view_id, {"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+    reply = await app.view_host.dispatcher.handle(view_id, {"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
     assert reply is not None
     return reply
 
 
 async def test_initialize_result_is_complete_and_null_free(app: MokaApp) -> None:
     """protocolVersion, hostInfo, hostCapabilities and hostContext are all there; no null anywhere."""
-    view = await app.apphost.open_view("moka-demo", "roll_dice")
+    view = await app.view_host.open_view("moka-demo", "roll_dice")
     assert view is not None
     result = (await init(app, view.id))["result"]
     assert result["protocolVersion"] == "2026-01-26" and result["hostInfo"]["name"] == "moka"
@@ -78,10 +83,10 @@ async def test_initialize_result_is_complete_and_null_free(app: MokaApp) -> None
 async def test_nothing_before_initialized_then_input_before_result(app: MokaApp) -> None:
     """Input and result wait for `initialized`, then go in order; a second handshake replays both."""
     rec = Recorder(app)
-    call_id, view, result = await app.apphost.run_tool("moka-demo", "roll_dice", {"count": 2})
+    call_id, view, result = await app.view_host.run_tool("moka-demo", "roll_dice", {"count": 2})
     assert view is not None and rec.posts(view.id) == []
     await init(app, view.id)
-    app.apphost.theme_changed()  # a context change before initialized is queued too
+    app.view_host.theme_changed()  # a context change before initialized is queued too
     assert rec.posts(view.id) == []
     await initialized(app, view.id)
     assert rec.methods(view.id) == ["ui/notifications/tool-input", "ui/notifications/tool-result",
@@ -96,19 +101,19 @@ async def test_nothing_before_initialized_then_input_before_result(app: MokaApp)
 async def test_failed_call_sends_tool_cancelled_after_input(app: MokaApp) -> None:
     """A tools/call that fails at the protocol level cancels the view with the reason."""
     rec = Recorder(app)
-    view = await app.apphost.open_view("fault", "with_view")
+    view = await app.view_host.open_view("fault", "with_view")
     assert view is not None
     await init(app, view.id)
     await initialized(app, view.id)
-    app.apphost.set_input(view, {})
-    app.apphost.cancel(view, "The tool call failed: boom")
+    app.view_host.set_input(view, {})
+    app.view_host.cancel(view, "The tool call failed: boom")
     assert rec.methods(view.id) == ["ui/notifications/tool-input", "ui/notifications/tool-cancelled"]
     assert rec.posts(view.id)[1]["params"] == {"reason": "The tool call failed: boom"}
 
 
 async def test_tools_call_visibility_and_server_isolation(app: MokaApp) -> None:
     """App-only tools work from the view; model-only, unknown and other servers' tools are JSON-RPC errors."""
-    view = await app.apphost.open_view("moka-demo", "roll_dice")
+    view = await app.view_host.open_view("moka-demo", "roll_dice")
     assert view is not None
     await init(app, view.id)
     await initialized(app, view.id)
@@ -124,9 +129,9 @@ async def test_tools_call_visibility_and_server_isolation(app: MokaApp) -> None:
 
 async def test_malformed_and_unknown_messages(app: MokaApp) -> None:
     """Non-JSON-RPC is ignored, unknown methods get -32601, notifications never get a reply."""
-    view = await app.apphost.open_view("moka-demo", "roll_dice")
+    view = await app.view_host.open_view("moka-demo", "roll_dice")
     assert view is not None
-    handle = app.apphost.dispatcher.handle
+    handle = app.view_host.dispatcher.handle
     assert await handle(view.id, "a string") is None
     assert await handle(view.id, {"id": 1, "method": "ping"}) is None  # no jsonrpc field
     assert (await handle(view.id, {"jsonrpc": "2.0", "id": 2, "method": "nope/x"}))["error"]["code"] == -32601
@@ -138,13 +143,12 @@ async def test_malformed_and_unknown_messages(app: MokaApp) -> None:
     assert len(rpc) >= 8  # every message in and every reply out is logged
 
 
-async def test_model_context_link_and_display_mode(app: MokaApp) -> None:
+async def test_model_context_link_and_display_mode(app: MokaApp, shell: RecordingShell) -> None:
     """update-model-context answers exactly {}; links are scheme-checked; display mode returns the mode applied."""
     rec = Recorder(app)
-    opened: list[str] = []
-    app.link_opener = opened.append
+    opened = shell.links
     app.config.consent.open_link = "allow"
-    view = await app.apphost.open_view("moka-demo", "open_playground")
+    view = await app.view_host.open_view("moka-demo", "open_playground")
     assert view is not None
     await init(app, view.id, caps={"availableDisplayModes": ["inline", "fullscreen"]})
     await initialized(app, view.id)
@@ -167,30 +171,30 @@ async def test_model_context_link_and_display_mode(app: MokaApp) -> None:
 async def test_size_changes_clamped_inline_and_ignored_when_fixed(app: MokaApp) -> None:
     """Inline heights are clamped to 60–1200 px; in fullscreen the reported size is ignored."""
     rec = Recorder(app)
-    view = await app.apphost.open_view("moka-demo", "roll_dice")
+    view = await app.view_host.open_view("moka-demo", "roll_dice")
     assert view is not None
-    handle = app.apphost.dispatcher.handle
+    handle = app.view_host.dispatcher.handle
     for height in (10, 500, 99999):
         await handle(view.id, {"jsonrpc": "2.0", "method": "ui/notifications/size-changed",
                                "params": {"width": 300, "height": height}})
     assert [d["height"] for e, d in rec.events if e == "view.size"] == [60, 500, 1200]
-    app.apphost.set_display_mode(view, "fullscreen")
+    app.view_host.set_display_mode(view, "fullscreen")
     await handle(view.id, {"jsonrpc": "2.0", "method": "ui/notifications/size-changed", "params": {"height": 300}})
     assert [d["height"] for e, d in rec.events if e == "view.size"] == [60, 500, 1200]
 
 
 async def test_cancelled_notification_cancels_the_proxied_call(app: MokaApp) -> None:
     """notifications/cancelled from the view cancels its in-flight tools/call; no reply is sent."""
-    view = await app.apphost.open_view("fault", "with_view")
+    view = await app.view_host.open_view("fault", "with_view")
     assert view is not None
     await init(app, view.id)
     await initialized(app, view.id)
     pending = asyncio.ensure_future(call(app, view.id, "tools/call", {"name": "slow", "arguments": {"seconds": 20}}, 9)) \
-        if False else asyncio.ensure_future(app.apphost.dispatcher.handle(
+        if False else asyncio.ensure_future(app.view_host.dispatcher.handle(
             view.id, {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "slow", "arguments": {"seconds": 20}}}))
     await asyncio.sleep(0.3)
     assert 9 in view.inflight
-    await app.apphost.dispatcher.handle(view.id, {"jsonrpc": "2.0", "method": "notifications/cancelled",
+    await app.view_host.dispatcher.handle(view.id, {"jsonrpc": "2.0", "method": "notifications/cancelled",
                                                   "params": {"requestId": 9, "reason": "timeout"}})
     assert await asyncio.wait_for(pending, 5) is None
     assert app.servers.get("fault").status == "ready"
@@ -199,15 +203,15 @@ async def test_cancelled_notification_cancels_the_proxied_call(app: MokaApp) -> 
 async def test_teardown_waits_briefly_and_goes_ahead(app: MokaApp) -> None:
     """ui/resource-teardown is a request; an unanswered one times out and the view closes anyway."""
     rec = Recorder(app)
-    view = await app.apphost.open_view("moka-demo", "roll_dice")
+    view = await app.view_host.open_view("moka-demo", "roll_dice")
     assert view is not None
     await init(app, view.id)
     await initialized(app, view.id)
-    closing = asyncio.ensure_future(app.apphost.close(view, "test"))
+    closing = asyncio.ensure_future(app.view_host.close(view, "test"))
     await asyncio.sleep(0.1)
     teardown = [m for m in rec.posts(view.id) if m.get("method") == "ui/resource-teardown"]
     assert teardown and teardown[0]["params"] == {"reason": "test"}
-    await app.apphost.dispatcher.handle(view.id, {"jsonrpc": "2.0", "id": teardown[0]["id"], "result": {}})
+    await app.view_host.dispatcher.handle(view.id, {"jsonrpc": "2.0", "id": teardown[0]["id"], "result": {}})
     await asyncio.wait_for(closing, 5)
     assert view.state == "closed" and ("view.closed", {"viewId": view.id}) in rec.events
 

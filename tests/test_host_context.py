@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from moka_shell.builtins.themes import MokaTheme
-from moka_shell.core.csp import build_policy
-from moka_shell.core.host_context import build_host_context, clean, host_capabilities
+from moka_shell.core.views.csp import build_policy
+from moka_shell.core.views.host_context import build_host_context, clean, host_capabilities
 from moka_shell.core.themes import STANDARD_VARIABLES, theme_payload
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from moka_shell.core.partial_json import repair_partial_json
+from moka_shell.core.chat.partial_json import repair_partial_json
 
 ARGUMENTS: list[Any] = [
     {"location": "Paris, France", "unit": "celsius"},

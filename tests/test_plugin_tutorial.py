@@ -18,7 +18,7 @@ import pluggy
 import pytest
 
 from moka_shell import hookspecs
-from moka_shell.core.agents import AgentRequest, ChatMessage, Done, ModelTool, TextDelta, ToolCallEnd
+from moka_shell.core.chat.backends import AgentRequest, ChatMessage, Done, ModelTool, TextDelta, ToolCallEnd
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "plugins.md"

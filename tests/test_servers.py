@@ -14,7 +14,7 @@ import pytest
 
 from support import node, npm_server, server_script
 from moka_shell.config import ServerConfig
-from moka_shell.core.servers import ServerManager
+from moka_shell.core.mcp.servers import ServerManager
 from moka_shell.errors import ServerUnavailableError, ToolCallError
 from moka_shell.inspector import EventFilter, Inspector
 from moka_shell.plugins import PluginHost

@@ -4,10 +4,10 @@
     ├── ConfigError                 a config file that can't be read, parsed or validated
     ├── PluginError                 a plugin that failed to load or raised in a hook
     ├── UsageError                  a command used wrongly (exit code 2)
+    ├── InvalidParamsError          a request's parameters are wrong (JSON-RPC -32602)
     ├── ServerError                 an MCP server problem
     │   ├── UnknownServerError      no server of that name (also a KeyError)
     │   ├── ServerUnavailableError  the server is not connected (connecting, failed, stopped)
-    │   ├── ConnectTimeoutError     the server did not finish connecting before the deadline
     │   ├── ToolCallError           a tools/call failed at the protocol level
     │   └── UnknownToolError        no tool of that name on that server (also a KeyError)
     ├── ViewError                   an MCP App view could not be prepared (bad resource, mime type)
@@ -18,7 +18,9 @@
     │   └── UnknownBackendError     no backend of that id (also a KeyError)
     └── StoreError                  the conversation database can't be used
 
-Every message says what is wrong and, where there is one, how to fix it.
+Every message says what is wrong and, where there is one, how to fix it. Every class carries
+the JSON-RPC code it is answered with (``rpc_code``); ``to_jsonrpc`` is the one way an error
+leaves the core as a JSON-RPC error object (the bridge, the view dispatcher, sampling).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class MokaError(Exception):
     """Base of every error Moka reports to a person."""
 
     exit_code = 1
+    rpc_code = -32000  # the MCP Apps spec's code for a refusal; subclasses name their own
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         super().__init__(message)
@@ -68,6 +71,12 @@ class UsageError(MokaError):
     exit_code = 2
 
 
+class InvalidParamsError(MokaError):
+    """A request's parameters are missing or of the wrong type."""
+
+    rpc_code = -32602
+
+
 class ServerError(MokaError):
     """An MCP server problem."""
 
@@ -100,10 +109,6 @@ class ServerUnavailableError(ServerError):
         self.reason = reason
 
 
-class ConnectTimeoutError(ServerError):
-    """The server did not finish connecting before the deadline."""
-
-
 class ToolCallError(ServerError):
     """A tools/call failed at the protocol level (not a tool's own isError result)."""
 
@@ -129,7 +134,6 @@ class BridgeError(MokaError):
     """A JSON-RPC error to answer a view or the UI with."""
 
     # JSON-RPC 2.0 codes, plus the -32000 the MCP Apps spec uses for denials.
-    PARSE_ERROR = -32700
     INVALID_REQUEST = -32600
     METHOD_NOT_FOUND = -32601
     INVALID_PARAMS = -32602
@@ -139,6 +143,7 @@ class BridgeError(MokaError):
     def __init__(self, code: int, message: str, data: Any = None) -> None:
         super().__init__(message)
         self.code = code
+        self.rpc_code = code
         self.data = data
 
     def to_error(self) -> dict[str, Any]:
@@ -184,3 +189,10 @@ class UnknownBackendError(AgentError, KeyError):
 
 class StoreError(MokaError):
     """The conversation database can't be used."""
+
+
+def to_jsonrpc(exc: MokaError, *, with_hint: bool = True) -> dict[str, Any]:
+    """The JSON-RPC ``error`` object for one of our errors (never carries a null)."""
+    if isinstance(exc, BridgeError):
+        return exc.to_error()
+    return {"code": exc.rpc_code, "message": str(exc) if with_hint else exc.message}

@@ -42,7 +42,7 @@ def register_agent_backends(register: Register) -> None:
     """Register model backends.
 
     Call ``register(backend)`` with an object satisfying
-    ``moka_shell.core.agents.AgentBackend`` (``backend_id``, ``Options``, ``stream``).
+    ``moka_shell.core.chat.backends.AgentBackend`` (``backend_id``, ``Options``, ``stream``).
 
     :param register: the callback that records one backend
     """
@@ -66,7 +66,7 @@ def register_display_modes(register: Register) -> None:
     """Register display modes.
 
     Call ``register(mode)`` with an object satisfying
-    ``moka_shell.core.display.DisplayMode``: ``mode_id``, ``wire_mode`` (the MCP Apps
+    ``moka_shell.core.views.display.DisplayMode``: ``mode_id``, ``wire_mode`` (the MCP Apps
     ``displayMode`` the view is told: inline, fullscreen or pip), ``label``,
     ``fixed_size`` and ``opens_window``.
 

@@ -21,6 +21,15 @@ from moka_shell.errors import PluginError
 ENTRY_POINT_GROUP = "moka"
 T = TypeVar("T")
 
+# The registries built from the registration hooks: name → (hook, the id attribute of each object).
+# MokaApp and `moka plugins` both read this table.
+REGISTRIES: dict[str, tuple[str, str]] = {
+    "transports": ("register_transports", "transport_id"),
+    "backends": ("register_agent_backends", "backend_id"),
+    "themes": ("register_themes", "theme_id"),
+    "display_modes": ("register_display_modes", "mode_id"),
+}
+
 
 @dataclass
 class PluginInfo:
@@ -137,6 +146,11 @@ class PluginHost:
                     continue
                 found[obj_id] = Registered(obj, pname)
         return found
+
+    def registry(self, name: str) -> dict[str, Registered[Any]]:
+        """One of the REGISTRIES, collected from every plugin."""
+        hook_name, id_attr = REGISTRIES[name]
+        return self.collect(hook_name, id_attr)
 
     def call_each(self, hook_name: str, **kwargs: Any) -> list[Any]:
         """Call a lifecycle or decision hook on every plugin, isolating failures."""

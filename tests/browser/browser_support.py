@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from moka_shell.shells.runtime import CoreThread
+from moka_shell.shells.core_thread import CoreThread
 from support import NPM_BIN, node
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
@@ -93,7 +93,7 @@ class Moka:
         raise AssertionError(f"no click on {selector} reached the view; console: {self.console[-20:]}")
 
     def views(self) -> list[Any]:
-        return list(self.app.apphost.views.values())
+        return list(self.app.view_host.views.values())
 
     def wait_view_ready(self, tool: str, timeout: float = 30.0) -> Any:
         """The newest view of `tool` once it finished its handshake and has its result."""

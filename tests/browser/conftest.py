@@ -13,7 +13,7 @@ import pytest
 
 from browser_support import ARGS, Moka
 from moka_shell.paths import Paths
-from moka_shell.shells.runtime import CoreThread
+from moka_shell.shells.core_thread import CoreThread
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -56,7 +56,7 @@ def drive(core: Any, window: Any) -> None:
 
     bridge.methods["app.hello"] = hello_seen
     # The page booted and spoke to the core through js_api (it may have done so already).
-    OUT["ui_online"] = hello.wait(30) or bool(app.apphost.client)
+    OUT["ui_online"] = hello.wait(30) or bool(app.view_host.client)
     # The UI page's CSP forbids eval, so drive it with run_js (evaluate_js wraps scripts in eval).
     window.run_js("location.hash = '#runner?server=moka-demo&tool=roll_dice'")
     time.sleep(1.5)
@@ -65,7 +65,7 @@ def drive(core: Any, window: Any) -> None:
     deadline = time.monotonic() + 30
     view = None
     while time.monotonic() < deadline:
-        ready = [v for v in app.apphost.views.values() if v.state == "ready" and "result_sent" in v.timings]
+        ready = [v for v in app.view_host.views.values() if v.state == "ready" and "result_sent" in v.timings]
         if ready:
             view = ready[0]
             break
@@ -91,7 +91,7 @@ def probe_view(core: Any) -> None:
     """Open the probe view; note the tools/call results and what it could see of the page's URL."""
     app = core.app
     core.submit(app.servers.wait_ready(timeout=30)).result(40)
-    _cid, view, _result = core.submit(app.apphost.run_tool("probe", "probe_view", {})).result(40)
+    _cid, view, _result = core.submit(app.view_host.run_tool("probe", "probe_view", {})).result(40)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not (view.model_context or {}).get("structuredContent"):
         time.sleep(0.1)

@@ -11,6 +11,7 @@ import json
 import sys
 from pathlib import Path
 
+from moka_shell.testing import FAKE_ENDPOINTS
 from moka_shell.config import MokaConfig, ServerConfig
 from moka_shell.core.app import MokaApp
 from moka_shell.paths import Paths
@@ -21,9 +22,8 @@ async def main(data_dir: str, base_url: str) -> None:
     config.agent.backend, config.agent.model = "ollama", "fake-model"
     config.agent.base_urls = {"ollama": base_url}
     app = MokaApp(Paths(Path(data_dir) / "config.json", Path(data_dir)), config=config)
-    app.host_origin, app.sandbox_origin = "http://127.0.0.1:1", "http://127.0.0.1:2"
     app.subscribe(lambda ev, data: print(json.dumps({"event": ev, "data": data}, default=str), flush=True))
-    await app.start()
+    await app.start(endpoints=FAKE_ENDPOINTS)
     await app.servers.wait_ready(timeout=30)
     cid = app.chat.start_turn(None, "tell me a long story and roll dice")
     await app.chat.wait(cid)

@@ -10,7 +10,7 @@ import pytest
 
 from moka_parrot import ParrotBackend, register_agent_backends
 from moka_shell.builtins.backends_openai import PRESETS, OpenAICompatBackend
-from moka_shell.core.agents import (
+from moka_shell.core.chat.backends import (
     AgentEvent,
     AgentRequest,
     ChatMessage,

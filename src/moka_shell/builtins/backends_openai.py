@@ -24,7 +24,7 @@ from pydantic import Field, ValidationError
 if TYPE_CHECKING:  # the SDK is imported on first use: it costs start-up time
     import openai
 
-from moka_shell.core.agents import (
+from moka_shell.core.chat.backends import (
     AgentEvent,
     AgentRequest,
     BackendOptions,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from moka_shell.core.display import WireMode
+from moka_shell.core.views.display import WireMode
 from moka_shell.hookspecs import hookimpl
 
 

@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+from moka_shell.core.shell import Mode
 from moka_shell.config import ConfigFile, ServerConfig
 from moka_shell.config_import import import_config_file
 from moka_shell.errors import ServerUnavailableError, UsageError
@@ -27,7 +28,7 @@ def paths_of(args: argparse.Namespace) -> Paths:
 
 @asynccontextmanager
 async def core(args: argparse.Namespace, servers: list[str] | None, *, wait: float = 30.0,
-               mode: str = "headless") -> AsyncIterator[Any]:
+               mode: Mode = "headless") -> AsyncIterator[Any]:
     """A MokaApp with only the named servers started, ready or failed, and stopped after."""
     from moka_shell.core.app import MokaApp
 
@@ -245,13 +246,12 @@ def inspect(args: argparse.Namespace) -> int:
 
 def plugins(args: argparse.Namespace) -> int:
     """List every plugin: name, version, built-in or installed, hooks, and any error."""
-    from moka_shell.plugins import PluginHost
+    from moka_shell.plugins import REGISTRIES, PluginHost
 
     host = PluginHost()
     # Calling the registration hooks is what reveals a plugin that raises.
-    for hook, attr in (("register_transports", "transport_id"), ("register_agent_backends", "backend_id"),
-                       ("register_themes", "theme_id"), ("register_display_modes", "mode_id")):
-        host.collect(hook, attr)
+    for name in REGISTRIES:
+        host.registry(name)
     infos = host.list()
     if args.json:
         _print_json([i.__dict__ for i in infos])
@@ -266,7 +266,7 @@ def plugins(args: argparse.Namespace) -> int:
 
 def keys(args: argparse.Namespace) -> int:
     """Store or delete a backend's API key in the OS keyring (read from stdin)."""
-    from moka_shell.core.secrets import delete_key, store_key
+    from moka_shell.core.chat.keys import delete_key, store_key
 
     if args.action == "path":
         import keyring

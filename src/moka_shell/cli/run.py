@@ -10,7 +10,7 @@ import sys
 
 from moka_shell.cli.commands import paths_of
 from moka_shell.errors import UsageError
-from moka_shell.shells.runtime import has_display, start_core
+from moka_shell.shells.core_thread import has_display, start_core
 
 
 def serve(args: argparse.Namespace, *, announce: str | None = None) -> int:
@@ -76,7 +76,7 @@ def check(args: argparse.Namespace) -> int:
 
 def chat(args: argparse.Namespace) -> int:
     """One headless chat turn; prints the transcript."""
-    from moka_shell.core.chat_cli import run_chat_turn
+    from moka_shell.cli.chat import run_chat_turn
 
     transcript, ok = asyncio.run(run_chat_turn(paths_of(args), args.message, backend=args.backend,
                                                model=args.model, conversation=args.conversation))

@@ -6,7 +6,14 @@ so everything a theme gives is filtered to the 76 standard names here.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol, runtime_checkable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+from moka_shell.errors import InvalidParamsError
+
+if TYPE_CHECKING:
+    from moka_shell.config import MokaConfig
+    from moka_shell.plugins import Registered
 
 Mode = Literal["light", "dark"]
 
@@ -63,3 +70,46 @@ def theme_payload(provider: ThemeProvider, theme_id: str, mode: str, resolved: M
         pass
     return {"themeId": theme_id, "label": provider.label, "mode": mode, "resolved": resolved,
             "variables": variables, "ui": ui}
+
+
+class Appearance:
+    """The configured theme and mode, resolved against the system's colour scheme."""
+
+    def __init__(self, themes: dict[str, Registered[ThemeProvider]], config: MokaConfig,
+                 save_config: Callable[[], None], on_change: Callable[[dict[str, Any]], None]) -> None:
+        self._themes = themes
+        self._config = config
+        self._save_config = save_config
+        self._on_change = on_change
+        self.system_dark = False
+
+    def current(self) -> dict[str, Any]:
+        """The Theme payload for the configured theme and mode."""
+        theme_id = self._config.theme.theme_id
+        reg = self._themes.get(theme_id) or self._themes.get("moka") or next(iter(self._themes.values()))
+        mode = self._config.theme.mode
+        resolved: Mode = ("dark" if self.system_dark else "light") if mode == "system" else mode
+        return theme_payload(reg.obj, reg.obj.theme_id, mode, resolved)
+
+    def set(self, theme_id: str | None = None, mode: str | None = None) -> dict[str, Any]:
+        """Switch theme and/or mode; everyone is told."""
+        if theme_id is not None:
+            if theme_id not in self._themes:
+                raise InvalidParamsError(f"unknown theme {theme_id!r} (available: {', '.join(self._themes)})")
+            self._config.theme.theme_id = theme_id
+        if mode is not None:
+            if mode not in ("light", "dark", "system"):
+                raise InvalidParamsError(f"theme mode must be light, dark or system, not {mode!r}")
+            self._config.theme.mode = mode  # type: ignore[assignment]
+        self._save_config()
+        theme = self.current()
+        self._on_change(theme)
+        return theme
+
+    def set_system_dark(self, dark: bool) -> dict[str, Any]:
+        """The system's colour scheme changed; restyle if the mode follows it."""
+        if dark != self.system_dark:
+            self.system_dark = dark
+            if self._config.theme.mode == "system":
+                self._on_change(self.current())
+        return self.current()

@@ -3,17 +3,18 @@ dispatcher, headless, and report on every view."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import time
 from collections.abc import Callable
 from typing import Any
 
-from moka_shell.core.catalog import ToolEntry
+from moka_shell.core.mcp.catalog import ToolEntry
 from moka_shell.errors import MokaError, ServerUnavailableError, UnknownServerError, UsageError
 from moka_shell.inspector import EventFilter
 from moka_shell.paths import Paths
-from moka_shell.shells.runtime import CoreThread
+from moka_shell.shells.core_thread import CoreThread
 from moka_shell.shells.check_report import CheckReport, ViewReport
 
 SETTLE = 0.8  # seconds to keep watching a view after its result arrived, for late errors
@@ -105,7 +106,7 @@ class Checker:
     def __init__(self, paths: Paths, server: str, *, tool: str | None, tool_args: dict[str, Any] | None,
                  timeout: float) -> None:
         self.server, self.tool, self.tool_args, self.timeout = server, tool, tool_args, timeout
-        self.core = CoreThread(paths, mode="check", servers=[server], store=False)
+        self.core = CoreThread(paths, mode="check", servers=[server], store=False, handshake_timeout=timeout)
         self.report = CheckReport(server=server, engine="?")
 
     def start(self) -> list[ToolEntry]:
@@ -115,7 +116,6 @@ class Checker:
         assert app is not None
         if self.server not in app.config.mcp_servers:
             raise UnknownServerError(self.server, sorted(app.config.mcp_servers))
-        app.apphost.handshake_timeout = self.timeout
         self.core.submit(app.servers.wait_ready([self.server], timeout=self.timeout + 10)).result()
         conn = app.servers.get(self.server)
         self.report.server_status = conn.status
@@ -144,11 +144,11 @@ class Checker:
         vr = ViewReport(tool=entry.name, arguments=args, resource_uri=entry.resource_uri or "")
 
         async def begin() -> str | None:
-            view = await app.apphost.open_view(self.server, entry.name)
+            view = await app.view_host.open_view(self.server, entry.name)
             if view is None:
                 return None
             view.timings["t0"] = time.perf_counter()
-            app.loop.create_task(self._call(view, entry.name, args))  # type: ignore[union-attr]
+            asyncio.get_running_loop().create_task(self._call(view, entry.name, args))
             return view.id
 
         try:
@@ -159,11 +159,11 @@ class Checker:
         if view_id is None:
             vr.fail("the tool has no UI")
             return vr
-        view = app.apphost.views[view_id]
+        view = app.view_host.views[view_id]
         for problem in view.policy.rejected:
             self.report.add_problem(entry.name, problem)
         vr.csp = view.policy.header
-        open_url(f"{app.host_origin}/?" + f"token={app.token}&view={view_id}&check=1")
+        open_url(app.view_host.popout_url(view) + "&check=1")
         deadline = time.monotonic() + self.timeout + 2
         settled_at: float | None = None
         while time.monotonic() < deadline:
@@ -176,14 +176,14 @@ class Checker:
                 break
             time.sleep(0.05)
         self._collect(vr, view)
-        self.core.submit(app.apphost.close(view, "check finished")).result(10)
+        self.core.submit(app.view_host.close(view, "check finished")).result(10)
         return vr
 
     async def _call(self, view: Any, tool: str, args: dict[str, Any]) -> None:
         app = self.core.app
         assert app is not None
         try:
-            await app.apphost.run_tool(self.server, tool, args, view=view)
+            await app.view_host.run_tool(self.server, tool, args, view=view)
         except MokaError:
             pass  # the view got tool-cancelled; the report shows it
 

@@ -13,7 +13,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from moka_shell.core.catalog import ToolEntry
+    from moka_shell.core.mcp.catalog import ToolEntry
     from moka_shell.shells.check import Checker
 
 

@@ -9,6 +9,7 @@ gives the core native things (the save dialog).
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import os
@@ -20,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from moka_shell.paths import Paths
-from moka_shell.shells.runtime import CoreThread
+from moka_shell.shells.core_thread import CoreThread
 
 DEFAULT_SIZE = (1180, 820)
 
@@ -79,7 +80,8 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
     _prepare_environment()
     import webview
 
-    core = CoreThread(paths, mode="desktop")
+    actions = DesktopActions()
+    core = CoreThread(paths, mode="desktop", actions=actions)
     core.start()
     app, web = core.app, core.web
     assert app is not None and web is not None
@@ -104,10 +106,10 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
             open_popout(data["viewId"])
 
     def open_popout(view_id: str) -> None:
-        view = app.apphost.views.get(view_id)
+        view = app.view_host.views.get(view_id)
         if view is None or view_id in popouts:
             return
-        win: Any = webview.create_window(f"{view.tool.title or view.tool.name} — Moka", url=app.apphost.popout_url(view),
+        win: Any = webview.create_window(f"{view.tool.title or view.tool.name} — Moka", url=app.view_host.popout_url(view),
                                          width=720, height=640, min_size=(320, 240))
         popouts[view_id] = win
 
@@ -119,8 +121,7 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
         win.events.closed += closed
 
     app.subscribe(on_event)
-    app.link_opener = lambda url: threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
-    app.download_saver = lambda file: _save_download(main, file)
+    actions.window = main
 
     def after_start() -> None:
         if driver is not None:
@@ -137,21 +138,33 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
     return 0
 
 
-async def _save_download(window: Any, file: dict[str, Any]) -> None:
-    """Ask where to save a view's download with the native dialog, then write it."""
-    import asyncio
+class DesktopActions:
+    """The desktop's ``ShellActions``: the default browser, and the native save dialog."""
 
-    import webview
+    def __init__(self) -> None:
+        self.window: Any = None  # the main window, once it exists
 
-    def ask() -> Any:
-        return window.create_file_dialog(webview.FileDialog.SAVE, save_filename=file["filename"])
+    def open_link(self, url: str) -> None:
+        """Open the link in the default browser (off the core loop: it may take a while)."""
+        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
 
-    chosen = await asyncio.to_thread(ask)
-    if not chosen:
-        return
-    target = Path(chosen if isinstance(chosen, str) else chosen[0])
-    data = base64.b64decode(file["blob"]) if file.get("blob") else (file.get("text") or "").encode("utf-8")
-    target.write_bytes(data)
+    async def save_download(self, file: dict[str, Any]) -> None:
+        """Ask where to save a view's download with the native dialog, then write it."""
+        import webview
+
+        window = self.window
+        if window is None:
+            return
+
+        def ask() -> Any:
+            return window.create_file_dialog(webview.FileDialog.SAVE, save_filename=file["filename"])
+
+        chosen = await asyncio.to_thread(ask)
+        if not chosen:
+            return
+        target = Path(chosen if isinstance(chosen, str) else chosen[0])
+        data = base64.b64decode(file["blob"]) if file.get("blob") else (file.get("text") or "").encode("utf-8")
+        target.write_bytes(data)
 
 
 if __name__ == "__main__":  # pragma: no cover - manual runs

@@ -27,6 +27,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from moka_shell.bridge import Bridge
+from moka_shell.core.shell import Endpoints
 from moka_shell.errors import ViewError
 from moka_shell.web.proxy_page import build_proxy_page
 
@@ -65,16 +66,16 @@ class WebServer:
         self._sandbox_sock = free_socket(0)
         self.host_port = self._host_sock.getsockname()[1]
         self.sandbox_port = self._sandbox_sock.getsockname()[1]
-        app.host_origin = f"http://127.0.0.1:{self.host_port}"
-        app.sandbox_origin = f"http://127.0.0.1:{self.sandbox_port}"
-        app.token = self.token
+        # Handed to MokaApp.start: the core reads where it is served from this value.
+        self.endpoints = Endpoints(host_origin=f"http://127.0.0.1:{self.host_port}",
+                                   sandbox_origin=f"http://127.0.0.1:{self.sandbox_port}", token=self.token)
         self._servers: list[uvicorn.Server] = []
         self._tasks: list[asyncio.Task[Any]] = []
 
     @property
     def url(self) -> str:
         """The UI's URL with this run's token."""
-        return f"{self.app.host_origin}/?token={self.token}"
+        return f"{self.endpoints.host_origin}/?token={self.token}"
 
     # ---- host origin -------------------------------------------------------------------------
 
@@ -92,7 +93,7 @@ class WebServer:
     async def _index(self, request: Request) -> Response:
         # The same policy in every mode: the desktop windows use the WebSocket too, not
         # pywebview's js_api (whose functions pywebview builds with new Function()).
-        csp = HOST_CSP.format(host_port=self.host_port, sandbox=self.app.sandbox_origin)
+        csp = HOST_CSP.format(host_port=self.host_port, sandbox=self.endpoints.sandbox_origin)
         return FileResponse(STATIC / "index.html", headers={**NO_STORE, "Content-Security-Policy": csp})
 
     async def _not_found(self, request: Request) -> Response:
@@ -190,7 +191,7 @@ class WebServer:
 
     async def _view_doc(self, request: Request) -> Response:
         try:
-            html, csp = self.app.apphost.document(request.path_params["view_id"], request.query_params.get("k", ""))
+            html, csp = self.app.view_host.document(request.path_params["view_id"], request.query_params.get("k", ""))
         except ViewError:
             return PlainTextResponse("no such view", status_code=404)
         return HTMLResponse(html, headers={**NO_STORE, "Content-Security-Policy": csp,
@@ -200,7 +201,7 @@ class WebServer:
         view_id = request.path_params["view_id"]
         with contextlib.suppress(json.JSONDecodeError, UnicodeDecodeError):
             report = json.loads((await request.body())[:65536] or b"{}")
-            view = self.app.apphost.views.get(view_id)
+            view = self.app.view_host.views.get(view_id)
             self.app.inspector.record("view", {"event": "csp-report", "report": report},
                                       server=view.server if view else None, view=view_id, method="view/csp-report")
         return Response(status_code=204)

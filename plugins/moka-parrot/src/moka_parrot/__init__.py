@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field, ValidationError
 
-from moka_shell.core.agents import (
+from moka_shell.core.chat.backends import (
     AgentEvent,
     AgentRequest,
     BackendOptions,

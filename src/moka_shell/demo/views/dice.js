@@ -29,7 +29,7 @@
 
   var current = { sides: 6, count: 1 };
   var results = 0;
-  var bridge = window.MokaBridge.create({
+  var bridge = window.McpAppClient.create({
     appInfo: { name: "moka-demo-dice", version: "0.1.0" },
     appCapabilities: {},
   });

@@ -23,7 +23,7 @@
   var counters = { listed: 0, called: 0 };
   var lastRoll = null;
 
-  var bridge = window.MokaBridge.create({
+  var bridge = window.McpAppClient.create({
     appInfo: { name: "moka-demo-playground", version: "0.1.0" },
     appCapabilities: { tools: { listChanged: true }, availableDisplayModes: ["inline", "fullscreen", "pip"] },
   });
@@ -294,7 +294,7 @@
   bridge.handle("tools/call", function (params) {
     if (params.name !== APP_TOOL.name) {
       log("app-tools", "error", "host called unknown tool " + params.name);
-      throw window.MokaBridge.RpcError(-32602, "Unknown tool: " + params.name);
+      throw window.McpAppClient.RpcError(-32602, "Unknown tool: " + params.name);
     }
     counters.called += 1;
     $("app-tools-called").textContent = String(counters.called);

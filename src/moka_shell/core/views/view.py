@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from moka_shell.core.catalog import ToolEntry, UiResource
-from moka_shell.core.csp import ViewPolicy
+from moka_shell.core.mcp.catalog import ToolEntry, UiResource
+from moka_shell.core.views.csp import ViewPolicy
 
 ViewState = Literal["loading", "ready", "failed", "parked", "closed"]
 
@@ -37,14 +37,12 @@ class View:
     state: ViewState = "loading"
     initialized: bool = False
     arguments: dict[str, Any] | None = None
-    partial: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
     cancelled: str | None = None
     failure: str | None = None
     app_info: dict[str, Any] = field(default_factory=dict)
     app_capabilities: dict[str, Any] = field(default_factory=dict)
     model_context: dict[str, Any] | None = None
-    app_tools: list[dict[str, Any]] = field(default_factory=list)
     viewport: dict[str, Any] = field(default_factory=dict)
     height: int | None = None
     queue: list[dict[str, Any]] = field(default_factory=list)
@@ -74,20 +72,16 @@ class View:
         """What a freshly initialized view must get: input, then result or cancellation."""
         out: list[dict[str, Any]] = []
         if self.arguments is not None:
-            out.append(_note("ui/notifications/tool-input", {"arguments": self.arguments}))
+            out.append(notification("ui/notifications/tool-input", {"arguments": self.arguments}))
             if self.result is not None:
-                out.append(_note("ui/notifications/tool-result", self.result))
+                out.append(notification("ui/notifications/tool-result", self.result))
             elif self.cancelled is not None:
-                out.append(_note("ui/notifications/tool-cancelled", {"reason": self.cancelled}))
+                out.append(notification("ui/notifications/tool-cancelled", {"reason": self.cancelled}))
         elif self.cancelled is not None:
             # A call that failed before its arguments were complete still ends visibly.
-            out.append(_note("ui/notifications/tool-input", {"arguments": {}}))
-            out.append(_note("ui/notifications/tool-cancelled", {"reason": self.cancelled}))
+            out.append(notification("ui/notifications/tool-input", {"arguments": {}}))
+            out.append(notification("ui/notifications/tool-cancelled", {"reason": self.cancelled}))
         return out
-
-
-def _note(method: str, params: dict[str, Any]) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "method": method, "params": params}
 
 
 def notification(method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:

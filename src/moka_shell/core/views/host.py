@@ -1,68 +1,54 @@
-"""AppHost: the life of every view — created with a tool call, fed in order, torn down properly."""
+"""ViewHost: the life of every view — created with a tool call, fed in order, torn down properly."""
 
 from __future__ import annotations
 
 import asyncio
 import secrets
-import time
-import urllib.parse
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
-from moka_shell.core.csp import build_policy
-from moka_shell.core.host_context import build_host_context
-from moka_shell.core.views import View, notification
+from moka_shell.core.mcp.servers import ServerManager
+from moka_shell.core.shell import Emit, Endpoints, Mode, ShellActions
+from moka_shell.core.views.csp import build_policy
+from moka_shell.core.views.dispatcher import Dispatcher
+from moka_shell.core.views.display import DisplayMode
+from moka_shell.core.views.document import inject_prelude, popout_url, proxy_url
+from moka_shell.core.views.host_context import build_host_context
+from moka_shell.core.views.parking import Parking
+from moka_shell.core.views.ports import ChatPort, ConsentAsk, HostContextHook
+from moka_shell.core.views.view import View, notification
 from moka_shell.errors import BridgeError, MokaError, ViewError
-
-if TYPE_CHECKING:
-    from moka_shell.core.app import MokaApp
+from moka_shell.inspector import Inspector
+from moka_shell.plugins import Registered
 
 HANDSHAKE_TIMEOUT = 20.0
 TEARDOWN_TIMEOUT = 3.0
-MAX_LIVE_VIEWS = 6  # views kept mounted while off screen; beyond this, off-screen views are parked
-
-# Prepended to every view document: reports errors and CSP violations to the host as
-# standard MCP log notifications, so a broken view is never a silent empty frame. Its first
-# listener reads each message's origin before the app's own listeners read the data: Chromium
-# slows down reading the data of a cross-origin message whose origin nobody looked at (about
-# 1 ms a message in QtWebEngine 6.11; docs/performance.md §2), and the apps' SDK never looks.
-PRELUDE = """<script>(function(){addEventListener("message",function(e){e.origin},true);
-var p=window.parent;function s(l,d){try{p.postMessage({jsonrpc:"2.0",
-method:"notifications/message",params:{level:l,logger:"moka.view",data:d}},"*")}catch(e){}}
-addEventListener("error",function(e){s("error",{kind:"error",message:String(e.message||"error"),
-source:String(e.filename||""),line:e.lineno||0})});addEventListener("unhandledrejection",function(e){
-var r=e.reason;s("error",{kind:"unhandledrejection",message:String(r&&r.message||r)})});
-document.addEventListener("securitypolicyviolation",function(e){s("warning",{kind:"csp",
-directive:String(e.effectiveDirective||e.violatedDirective),blockedURI:String(e.blockedURI||"")})});})();</script>"""
 
 
-def inject_prelude(html: str) -> str:
-    """Put the prelude before any of the document's own scripts."""
-    lower = html[:4096].lower()
-    for tag in ("<head>", "<head "):
-        i = lower.find(tag)
-        if i >= 0:
-            j = html.index(">", i) + 1
-            return html[:j] + PRELUDE + html[j:]
-    i = lower.find("<html")
-    if i >= 0:
-        j = html.index(">", i) + 1
-        return html[:j] + PRELUDE + html[j:]
-    return PRELUDE + html
-
-
-class AppHost:
+class ViewHost:
     """Creates views for UI tools and is the only place that sends anything to a view."""
 
-    def __init__(self, app: MokaApp) -> None:
-        self.app = app
+    def __init__(self, *, servers: ServerManager, inspector: Inspector, emit: Emit,
+                 display_modes: dict[str, Registered[DisplayMode]], theme: Callable[[], dict[str, Any]],
+                 host_context_hook: HostContextHook, consent: ConsentAsk, actions: ShellActions,
+                 mode: Mode = "headless", handshake_timeout: float = HANDSHAKE_TIMEOUT) -> None:
+        self.servers = servers
+        self.inspector = inspector
+        self.emit = emit
+        self.display_modes = display_modes
+        self.consent = consent
+        self.endpoints = Endpoints()  # set by MokaApp.start, once the web server has its ports
+        self.chat: ChatPort | None = None  # set by MokaApp when conversations are stored
+        self._theme = theme
+        self._host_context_hook = host_context_hook
+        self._actions = actions
+        self._mode = mode
         self.views: dict[str, View] = {}
         self.viewport: dict[str, Any] = {"width": 760, "height": 700}
         self.client: dict[str, Any] = {}
-        self.handshake_timeout = HANDSHAKE_TIMEOUT
+        self.handshake_timeout = handshake_timeout
         self._watchers: set[asyncio.Task[None]] = set()
-        self.offscreen_since: dict[str, float] = {}
-        from moka_shell.core.dispatcher import Dispatcher
-
+        self.parking = Parking(self)
         self.dispatcher = Dispatcher(self)
 
     # ---- creating views ---------------------------------------------------------------------
@@ -71,7 +57,7 @@ class AppHost:
                         conversation_id: str | None = None, message_id: str | None = None,
                         record_id: str | None = None) -> View | None:
         """Create and announce a view for a UI tool (None when the tool has no UI)."""
-        conn = self.app.servers.ready(server)
+        conn = self.servers.ready(server)
         entry = conn.tool(tool_name)
         if not entry.resource_uri:
             return None
@@ -85,7 +71,7 @@ class AppHost:
         view.mark("created")
         view.problems.extend(policy.rejected)
         self.views[view.id] = view
-        self.app.inspector.record("view", {"event": "created", "uri": resource.uri, "csp": policy.header,
+        self.inspector.record("view", {"event": "created", "uri": resource.uri, "csp": policy.header,
                                            "allow": policy.allow, "rejected": policy.rejected,
                                            "tool": tool_name}, server=server, view=view.id, method="view/created")
         self._announce(view)
@@ -101,11 +87,11 @@ class AppHost:
         task.add_done_callback(self._watchers.discard)
 
     def _announce(self, view: View) -> None:
-        self.app.emit("view.created", self.describe(view))
+        self.emit("view.created", self.describe(view))
 
     def describe(self, view: View) -> dict[str, Any]:
         """The ``view.created`` payload: everything the UI needs to mount the view."""
-        mode = self.app.display_modes[view.display_mode].obj
+        mode = self.display_modes[view.display_mode].obj
         data: dict[str, Any] = {
             "viewId": view.id, "server": view.server, "tool": view.tool.name, "callId": view.call_id,
             "title": view.tool.title or view.tool.name, "proxyUrl": self.proxy_url(view), "allow": view.policy.allow,
@@ -120,9 +106,7 @@ class AppHost:
 
     def proxy_url(self, view: View) -> str:
         """Where the UI loads this view's sandbox proxy (the sandbox origin)."""
-        q = urllib.parse.urlencode({"view": f"/view/{view.id}?k={view.key}", "allow": view.policy.allow,
-                                    "host": self.app.host_origin, "id": view.id})
-        return f"{self.app.sandbox_origin}/proxy.html?{q}"
+        return proxy_url(self.endpoints, view.id, view.key, view.policy.allow)
 
     def document(self, view_id: str, key: str) -> tuple[str, str]:
         """The view's HTML (with the prelude) and its CSP header, if the key matches."""
@@ -155,16 +139,16 @@ class AppHost:
         self._post(view, message)
 
     def _post(self, view: View, message: dict[str, Any]) -> None:
-        self.app.inspector.record("ui.rpc", message, direction="out", server=view.server, view=view.id)
-        self.app.emit("view.post", {"viewId": view.id, "message": message})
+        self.inspector.record("ui.rpc", message, direction="out", server=view.server, view=view.id)
+        self.emit("view.post", {"viewId": view.id, "message": message})
 
     def on_initialized(self, view: View) -> None:
         """The view finished its handshake: replay input and result, then flush the queue."""
         view.initialized = True
         view.state = "ready"
         view.mark("initialized")
-        self.enforce_live_limit()
-        self.app.emit("view.status", {"viewId": view.id, "state": "ready"})
+        self.parking.enforce()
+        self.emit("view.status", {"viewId": view.id, "state": "ready"})
         for msg in view.data_messages():
             self._post(view, msg)
             view.mark("input_sent" if msg["method"].endswith("tool-input") else "result_sent")
@@ -175,7 +159,6 @@ class AppHost:
     def set_partial(self, view: View, arguments: dict[str, Any]) -> None:
         """Streamed, repaired arguments: only before tool-input, only to an initialized view."""
         if view.arguments is None and view.initialized and view.live:
-            view.partial = arguments
             self._post(view, notification("ui/notifications/tool-input-partial", {"arguments": arguments}))
 
     def set_input(self, view: View, arguments: dict[str, Any]) -> None:
@@ -214,9 +197,9 @@ class AppHost:
             return
         view.state = "failed"
         view.failure = reason
-        self.app.inspector.record("view", {"event": "failed", "reason": reason, "detail": detail or {}},
+        self.inspector.record("view", {"event": "failed", "reason": reason, "detail": detail or {}},
                                   server=view.server, view=view.id, method="view/failed")
-        self.app.emit("view.failed", {"viewId": view.id, "reason": reason, "detail": detail or {}})
+        self.emit("view.failed", {"viewId": view.id, "reason": reason, "detail": detail or {}})
         self._drop_inflight(view)
 
     async def request(self, view: View, method: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
@@ -243,7 +226,7 @@ class AppHost:
                        view: View | None = None, call_id: str | None = None,
                        with_view: bool = True) -> tuple[str, View | None, dict[str, Any]]:
         """Call a tool and feed its view (created here unless given); errors cancel the view."""
-        conn = self.app.servers.ready(server)
+        conn = self.servers.ready(server)
         conn.tool(tool)
         if view is None and with_view:
             view = await self.open_view(server, tool, call_id=call_id, conversation_id=conversation_id,
@@ -268,14 +251,13 @@ class AppHost:
 
     def host_context(self, view: View) -> dict[str, Any]:
         """The view's full hostContext right now."""
-        mode = self.app.display_modes[view.display_mode].obj
-        theme = self.app.current_theme()
+        mode = self.display_modes[view.display_mode].obj
+        theme = self._theme()
         ctx = build_host_context(
             theme=theme, display_mode=mode.wire_mode, available=self.available_wire_modes(),
             fixed=mode.fixed_size, viewport=self._viewport_for(view, mode.fixed_size), client=self.client,
-            tool=view.tool.to_mcp_tool(), call_id=view.call_id, platform="desktop" if self.app.mode == "desktop" else "web")
-        for extra in self.app.plugins.call_each("moka_host_context", server=view.server, tool=view.tool.name,
-                                                context=dict(ctx)):
+            tool=view.tool.to_mcp_tool(), call_id=view.call_id, platform="desktop" if self._mode == "desktop" else "web")
+        for extra in self._host_context_hook(view.server, view.tool.name, dict(ctx)):
             if isinstance(extra, dict):
                 for key, value in extra.items():
                     if value is not None and key not in ctx:
@@ -284,7 +266,7 @@ class AppHost:
 
     def available_wire_modes(self) -> list[str]:
         """Wire modes some registered display mode provides."""
-        return sorted({r.obj.wire_mode for r in self.app.display_modes.values()})
+        return sorted({r.obj.wire_mode for r in self.display_modes.values()})
 
     def _viewport_for(self, view: View, fixed: bool) -> dict[str, Any]:
         if fixed:
@@ -294,16 +276,16 @@ class AppHost:
 
     def set_display_mode(self, view: View, mode_id: str) -> str:
         """Apply a registered display mode; returns the wire mode now in effect."""
-        if mode_id not in self.app.display_modes:
+        if mode_id not in self.display_modes:
             raise BridgeError(BridgeError.INVALID_PARAMS, f"unknown display mode {mode_id!r} "
-                              f"(available: {', '.join(self.app.display_modes)})")
-        mode = self.app.display_modes[mode_id].obj
+                              f"(available: {', '.join(self.display_modes)})")
+        mode = self.display_modes[mode_id].obj
         changed = mode_id != view.display_mode
         view.display_mode = mode_id
-        self.app.emit("view.display", {"viewId": view.id, "mode": mode_id, "wireMode": mode.wire_mode,
+        self.emit("view.display", {"viewId": view.id, "mode": mode_id, "wireMode": mode.wire_mode,
                                        "opensWindow": mode.opens_window})
-        if mode.opens_window and self.app.mode != "desktop":
-            self.app.emit("popout.open", {"viewId": view.id, "url": self.popout_url(view)})
+        if mode.opens_window and self._mode != "desktop":
+            self.emit("popout.open", {"viewId": view.id, "url": self.popout_url(view)})
         if changed:
             ctx = self.host_context(view)
             self.send(view, notification("ui/notifications/host-context-changed",
@@ -313,7 +295,7 @@ class AppHost:
 
     def popout_url(self, view: View) -> str:
         """The host-origin page that shows one view alone (browser-mode pop-out)."""
-        return f"{self.app.host_origin}/?" + urllib.parse.urlencode({"token": self.app.token, "view": view.id})
+        return popout_url(self.endpoints, view.id)
 
     def container_changed(self, view: View, dims: dict[str, Any]) -> None:
         """The frame's box changed: tell the view (nested objects are sent whole)."""
@@ -327,7 +309,7 @@ class AppHost:
 
     def theme_changed(self) -> None:
         """Send the new theme and styles to every live view."""
-        theme = self.app.current_theme()
+        theme = self._theme()
         params = {"theme": theme["resolved"], "styles": {"variables": theme["variables"]}}
         for view in list(self.views.values()):
             if view.live:
@@ -347,13 +329,12 @@ class AppHost:
         view.parking = False
         view.initialized = False
         view.key = secrets.token_urlsafe(18)  # the old frame's document URL stops working
-        view.app_tools = []
         view.mark("closed")
-        self.app.inspector.record("view", {"event": "parked" if park else "closed", "reason": reason},
+        self.inspector.record("view", {"event": "parked" if park else "closed", "reason": reason},
                                   server=view.server, view=view.id, method=f"view/{view.state}")
-        self.app.emit("view.status", {"viewId": view.id, "state": view.state})
+        self.emit("view.status", {"viewId": view.id, "state": view.state})
         if not park:
-            self.app.emit("view.closed", {"viewId": view.id})
+            self.emit("view.closed", {"viewId": view.id})
 
     def remount(self, view: View) -> None:
         """Bring back a parked view: a new frame, then input and result replayed."""
@@ -373,31 +354,15 @@ class AppHost:
             if not fut.done():
                 fut.set_result({"error": {"code": -32603, "message": "view closed"}})
 
-    def on_offscreen(self, view: View) -> None:
-        """A view's card left the screen: it may be parked."""
-        self.offscreen_since[view.id] = time.monotonic()
-        self.enforce_live_limit()
+    def open_link(self, url: str) -> None:
+        """Open a link outside Moka (the shell decides how)."""
+        self.inspector.record("view", {"event": "open-link", "url": url}, method="view/open-link")
+        self._actions.open_link(url)
 
-    def enforce_live_limit(self) -> None:
-        """Many-views policy: while more than MAX_LIVE_VIEWS are live, park the views that have
-        been off screen longest (inline ones only; fullscreen, pip and pop-outs stay)."""
-        live = [v for v in self.views.values() if v.live and not v.parking]
-        excess = len(live) - MAX_LIVE_VIEWS
-        if excess <= 0:
-            return
-        # Only views that finished their handshake: a loading view is left to finish first.
-        offscreen = sorted((v for v in live if v.id in self.offscreen_since and v.display_mode == "inline"
-                            and v.initialized),
-                           key=lambda v: self.offscreen_since[v.id])
-        for victim in offscreen[:excess]:
-            victim.parking = True
-            asyncio.get_running_loop().create_task(self.close(victim, "scrolled out of view", park=True))
-
-    def on_onscreen(self, view: View) -> None:
-        """A view scrolled back: remount it if it was parked."""
-        self.offscreen_since.pop(view.id, None)
-        self.remount(view)
-        self.enforce_live_limit()
+    async def save_download(self, file: dict[str, Any]) -> None:
+        """Hand a view's download to the shell (save dialog or browser download)."""
+        self.inspector.record("view", {"event": "download", "filename": file["filename"]}, method="view/download")
+        await self._actions.save_download(file)
 
     async def close_all(self) -> None:
         """Tear down every live view (shutdown)."""

@@ -46,7 +46,7 @@ class CoreClock:
     def __init__(self, core: Core, servers: list[str]) -> None:
         self.dispatch: dict[str, list[float]] = {name: [] for name in servers}
         self.mcp: dict[str, list[float]] = {name: [] for name in servers}
-        apphost = core.app.apphost
+        view_host = core.app.view_host
         dispatcher = apphost.dispatcher
         handle = dispatcher.handle
 
@@ -120,7 +120,7 @@ def view_round_trips(core: Core, server: str, calls: int, warmup: int, *,
     """Open the bench view, let it time ``calls`` round trips, and return them (ms)."""
 
     async def open_view() -> Any:
-        _cid, view, _result = await core.app.apphost.run_tool(server, "bench_view",
+        _cid, view, _result = await core.app.view_host.run_tool(server, "bench_view",
                                                               {"calls": calls, "warmup": warmup})
         return view
 
@@ -140,7 +140,7 @@ def view_round_trips(core: Core, server: str, calls: int, warmup: int, *,
         time.sleep(0.05)
     else:
         raise TimeoutError(f"the bench view did not finish {calls} calls in {timeout:g} s")
-    core.run(core.app.apphost.close(view, "benchmark done"), 15)
+    core.run(core.app.view_host.close(view, "benchmark done"), 15)
     return [float(x) for x in rtt]
 
 

@@ -24,9 +24,11 @@ from mcp.client import advertise
 
 from moka_shell import __version__
 from moka_shell.config import ServerConfig
-from moka_shell.core.catalog import APP_MIME, ToolEntry, UiResource, cap_result, mime_is_app, tool_entry
-from moka_shell.core.wire import LoggingTransport, describe_exception, dump
-from moka_shell.errors import MokaError, ServerUnavailableError, ToolCallError, UnknownToolError
+from moka_shell.core.mcp.catalog import APP_MIME, ToolEntry, UiResource, cap_result, mime_is_app, tool_entry
+from moka_shell.core.mcp.logging_transport import LoggingTransport
+from moka_shell.core.mcp.sdk import describe_exception, dump
+from moka_shell.core.mcp.transport import Transport
+from moka_shell.errors import MokaError, to_jsonrpc, ServerUnavailableError, ToolCallError, UnknownToolError
 from moka_shell.inspector import Inspector
 
 Status = Literal["connecting", "ready", "failed", "stopped", "disabled"]
@@ -39,7 +41,7 @@ BACKOFF = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
 class ServerConnection:
     """A supervised connection to one MCP server."""
 
-    def __init__(self, name: str, config: ServerConfig, transport: Any, inspector: Inspector,
+    def __init__(self, name: str, config: ServerConfig, transport: Transport, inspector: Inspector,
                  on_change: Callable[[ServerConnection], None], *, connect_timeout: float | None = None) -> None:
         self.name = name
         self.config = config
@@ -270,8 +272,8 @@ class ServerConnection:
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, types.ServerNotification):
             message = message.root if hasattr(message, "root") else message
-        name = type(message).__name__
-        if name in ("ToolListChangedNotification", "ResourceListChangedNotification") and self.client is not None:
+        if isinstance(message, (types.ToolListChangedNotification, types.ResourceListChangedNotification)) \
+                and self.client is not None:
             await self._refresh(self.client)
             self.on_change(self)
 
@@ -281,7 +283,7 @@ class ServerConnection:
         try:
             result = await self.sampler(self.name, dump(params))
         except MokaError as exc:
-            return types.ErrorData(code=-1, message=str(exc))
+            return types.ErrorData(**to_jsonrpc(exc))
         return types.CreateMessageResult.model_validate(result)
 
     async def _on_log(self, params: Any) -> None:

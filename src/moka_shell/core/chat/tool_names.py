@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import re
 
-from moka_shell.core.agents import ModelTool
-from moka_shell.core.catalog import ToolEntry
+from moka_shell.core.chat.backends import ModelTool
+from moka_shell.core.mcp.catalog import ToolEntry
 
 MAX_NAME = 64  # OpenAI and Anthropic both cap function names at 64 characters
 _ALLOWED = re.compile(r"[^A-Za-z0-9_-]")

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from moka_shell.core.app import MokaApp
-from moka_shell.core.chat import content_text
+from moka_shell.core.chat.history import content_text
 from moka_shell.errors import UsageError
 from moka_shell.paths import Paths
 
@@ -18,6 +18,7 @@ async def run_chat_turn(paths: Paths, message: str, *, backend: str | None, mode
     events: list[tuple[str, Any]] = []
     app.subscribe(lambda ev, data: events.append((ev, data)))
     await app.start()
+    assert app.chat is not None and app.store is not None  # started with the store
     try:
         await app.servers.wait_ready(timeout=30)
         if backend and backend not in app.backends:

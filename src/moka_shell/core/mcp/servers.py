@@ -7,8 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 from moka_shell.config import ServerConfig
-from moka_shell.core.catalog import ToolEntry
-from moka_shell.core.connection import ServerConnection
+from moka_shell.core.mcp.catalog import ToolEntry
+from moka_shell.core.mcp.connection import ServerConnection
+from moka_shell.core.mcp.transport import Transport
 from moka_shell.errors import ConfigError, ServerUnavailableError, UnknownServerError
 from moka_shell.inspector import Inspector
 from moka_shell.plugins import Registered
@@ -17,7 +18,7 @@ from moka_shell.plugins import Registered
 class ServerManager:
     """Owns one supervised ServerConnection per configured server."""
 
-    def __init__(self, transports: dict[str, Registered[Any]], inspector: Inspector,
+    def __init__(self, transports: dict[str, Registered[Transport]], inspector: Inspector,
                  on_change: Callable[[], None] | None = None, *, connect_timeout: float | None = None) -> None:
         self.transports = transports
         self.inspector = inspector

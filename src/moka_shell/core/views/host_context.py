@@ -7,7 +7,7 @@ import os
 from typing import Any
 
 from moka_shell import __version__
-from moka_shell.core.display import WIRE_MODES
+from moka_shell.core.views.display import WIRE_MODES
 
 PROTOCOL_VERSION = "2026-01-26"
 SUPPORTED_VERSIONS = ("2026-01-26",)

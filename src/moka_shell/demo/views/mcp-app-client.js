@@ -1,10 +1,10 @@
 /*
- * moka-demo view bridge: a small JSON-RPC 2.0 client for MCP Apps views.
+ * moka-demo views' MCP Apps client: a small JSON-RPC 2.0 client for MCP Apps views.
  *
  * It speaks the view side of the MCP Apps protocol (spec 2026-01-26) over
  * window.postMessage: objects only, to window.parent, target origin "*";
  * accepts only messages from window.parent that carry jsonrpc "2.0".
- * Exposed as window.MokaBridge.create(options).
+ * Exposed as window.McpAppClient.create(options).
  */
 (function () {
   "use strict";
@@ -74,7 +74,7 @@
     }
   }
 
-  /* ---------- the bridge ---------- */
+  /* ---------- the client ---------- */
 
   /**
    * Create a bridge. options: {appInfo: {name, version}, appCapabilities?: {},
@@ -288,5 +288,5 @@
     };
   }
 
-  window.MokaBridge = { create: create, applyHostContext: applyHostContext, RpcError: RpcError };
+  window.McpAppClient = { create: create, applyHostContext: applyHostContext, RpcError: RpcError };
 })();

@@ -1,4 +1,4 @@
-"""Running the core: on this thread (browser mode) or on a thread of its own (desktop)."""
+"""Running the core with its web server: on this thread (browser mode) or on a thread of its own."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from moka_shell.core.app import MokaApp
+from moka_shell.core.shell import Mode, ShellActions
+from moka_shell.core.views.host import HANDSHAKE_TIMEOUT
 from moka_shell.paths import Paths
 from moka_shell.web.server import WebServer
 
@@ -26,25 +28,29 @@ def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-async def start_core(paths: Paths, *, mode: str, port: int = 0, servers: list[str] | None = None,
-                     store: bool = True) -> tuple[MokaApp, WebServer]:
+async def start_core(paths: Paths, *, mode: Mode, port: int = 0, servers: list[str] | None = None,
+                     store: bool = True, actions: ShellActions | None = None,
+                     handshake_timeout: float = HANDSHAKE_TIMEOUT) -> tuple[MokaApp, WebServer]:
     """Create the app and its web server on the running loop."""
-    app = MokaApp(paths, mode=mode)
+    app = MokaApp(paths, mode=mode, actions=actions, handshake_timeout=handshake_timeout)
     web = WebServer(app, port=port)
     await web.start()
-    await app.start(servers=servers, store=store)
+    await app.start(servers=servers, store=store, endpoints=web.endpoints)
     return app, web
 
 
 class CoreThread:
     """The core loop on a background thread, for the desktop shell's GUI thread to call into."""
 
-    def __init__(self, paths: Paths, *, mode: str = "desktop", servers: list[str] | None = None,
-                 store: bool = True) -> None:
+    def __init__(self, paths: Paths, *, mode: Mode = "desktop", servers: list[str] | None = None,
+                 store: bool = True, actions: ShellActions | None = None,
+                 handshake_timeout: float = HANDSHAKE_TIMEOUT) -> None:
         self.paths = paths
-        self.mode = mode
+        self.mode: Mode = mode
         self.servers = servers
         self.store = store
+        self.actions = actions
+        self.handshake_timeout = handshake_timeout
         self.loop = asyncio.new_event_loop()
         self.app: MokaApp | None = None
         self.web: WebServer | None = None
@@ -67,7 +73,8 @@ class CoreThread:
 
     async def _main(self) -> None:
         try:
-            self.app, self.web = await start_core(self.paths, mode=self.mode, servers=self.servers, store=self.store)
+            self.app, self.web = await start_core(self.paths, mode=self.mode, servers=self.servers, store=self.store,
+                                                  actions=self.actions, handshake_timeout=self.handshake_timeout)
         except BaseException as exc:  # reported to the GUI thread by start()
             self._error = exc
             self._ready.set()

@@ -1,7 +1,7 @@
 """The one dispatcher for view traffic: validate, log as ``ui.rpc``, enforce policy, answer.
 
-Every message a view sends arrives here (from the desktop js_api or the browser
-WebSocket) through ``Dispatcher.handle``. Refusals are JSON-RPC errors, never
+Every message a view sends arrives here (over the page's WebSocket, in every mode) through
+``Dispatcher.handle``. Refusals are JSON-RPC errors, never
 ``isError`` results, so the view SDK's callers see them as failures.
 """
 
@@ -14,15 +14,21 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from moka_shell.core.host_context import PROTOCOL_VERSION, SUPPORTED_VERSIONS, host_capabilities, host_info
-from moka_shell.core.views import View
+from moka_shell.core.views.host_context import (
+    INLINE_MAX_HEIGHT,
+    INLINE_MIN_HEIGHT,
+    PROTOCOL_VERSION,
+    SUPPORTED_VERSIONS,
+    host_capabilities,
+    host_info,
+)
+from moka_shell.core.views.view import View
 from moka_shell.errors import BridgeError, MokaError
 
 if TYPE_CHECKING:
-    from moka_shell.core.apphost import AppHost
+    from moka_shell.core.views.host import ViewHost
 
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024
-INLINE_MIN, INLINE_MAX = 60, 1200
 LINK_SCHEMES = ("http://", "https://", "mailto:")
 PROXIED = ("resources/read", "resources/list", "resources/templates/list", "prompts/list")
 Handler = Callable[[View, dict[str, Any]], Awaitable[Any]]
@@ -36,9 +42,9 @@ def sanitize_filename(name: str) -> str:
 
 
 class Dispatcher:
-    """Answers view requests and handles view notifications for the AppHost."""
+    """Answers view requests and handles view notifications for the ViewHost."""
 
-    def __init__(self, host: AppHost) -> None:
+    def __init__(self, host: ViewHost) -> None:
         self.host = host
         self.requests: dict[str, Handler] = {
             "ui/initialize": self._initialize,
@@ -53,10 +59,6 @@ class Dispatcher:
         }
         for method in PROXIED:
             self.requests[method] = functools.partial(self._proxied, method)
-
-    @property
-    def app(self) -> Any:
-        return self.host.app
 
     # ---- entry ---------------------------------------------------------------------------------
 
@@ -108,7 +110,7 @@ class Dispatcher:
         return self._reply(view, msg_id, result=result)
 
     def _log_in(self, view: View, message: Any) -> None:
-        self.app.inspector.record("ui.rpc", message, direction="in", server=view.server, view=view.id)
+        self.host.inspector.record("ui.rpc", message, direction="in", server=view.server, view=view.id)
 
     def _reply(self, view: View, msg_id: Any, *, result: Any = None,
                error: BridgeError | None = None) -> dict[str, Any]:
@@ -117,7 +119,7 @@ class Dispatcher:
             reply["error"] = error.to_error()
         else:
             reply["result"] = result if result is not None else {}
-        self.app.inspector.record("ui.rpc", reply, direction="out", server=view.server, view=view.id)
+        self.host.inspector.record("ui.rpc", reply, direction="out", server=view.server, view=view.id)
         return reply
 
     def _on_response(self, view: View, message: dict[str, Any]) -> None:
@@ -131,11 +133,11 @@ class Dispatcher:
         if method == "ui/notifications/initialized":
             self.host.on_initialized(view)
         elif method == "ui/notifications/size-changed":
-            mode = self.app.display_modes[view.display_mode].obj
+            mode = self.host.display_modes[view.display_mode].obj
             height = params.get("height")
             if not mode.fixed_size and isinstance(height, (int, float)):
-                view.height = int(min(max(height, INLINE_MIN), INLINE_MAX))
-                self.app.emit("view.size", {"viewId": view.id, "height": view.height})
+                view.height = int(min(max(height, INLINE_MIN_HEIGHT), INLINE_MAX_HEIGHT))
+                self.host.emit("view.size", {"viewId": view.id, "height": view.height})
         elif method == "ui/notifications/request-teardown":
             asyncio.get_running_loop().create_task(self.host.close(view, "the view asked to close"))
         elif method == "notifications/cancelled":
@@ -144,8 +146,8 @@ class Dispatcher:
                 task.cancel()
         elif method == "notifications/message":
             self._view_log(view, params)
-        elif method == "notifications/tools/list_changed":
-            asyncio.get_running_loop().create_task(self._refresh_app_tools(view))
+        # notifications/tools/list_changed from a view is accepted and ignored: Moka does not
+        # call tools that views provide (it never advertised that it would).
 
     def _view_log(self, view: View, params: dict[str, Any]) -> None:
         data = params.get("data")
@@ -164,14 +166,7 @@ class Dispatcher:
         view.problems.append(problem)
         # Never fatal by itself: a view that really broke misses its handshake, and the
         # failure then names this problem. A live view gets a warning strip.
-        self.app.emit("view.problem", {"viewId": view.id, "kind": kind, "reason": problem, "detail": data})
-
-    async def _refresh_app_tools(self, view: View) -> None:
-        try:
-            result = await self.host.request(view, "tools/list", {}, 5.0)
-            view.app_tools = list(result.get("tools") or [])
-        except BridgeError:
-            view.app_tools = []
+        self.host.emit("view.problem", {"viewId": view.id, "kind": kind, "reason": problem, "detail": data})
 
     # ---- requests -----------------------------------------------------------------------------
 
@@ -183,8 +178,6 @@ class Dispatcher:
         view.app_capabilities = caps if isinstance(caps, dict) else {}
         requested = params.get("protocolVersion")
         version = requested if requested in SUPPORTED_VERSIONS else PROTOCOL_VERSION
-        if view.app_capabilities.get("tools"):
-            asyncio.get_running_loop().call_later(0.05, lambda: asyncio.ensure_future(self._refresh_app_tools(view)))
         return {"protocolVersion": version, "hostInfo": host_info(),
                 "hostCapabilities": host_capabilities(sampling=self._sampling_ready(), policy=view.policy),
                 "hostContext": self.host.host_context(view)}
@@ -196,7 +189,7 @@ class Dispatcher:
         name = params.get("name")
         if not isinstance(name, str):
             raise BridgeError(BridgeError.INVALID_PARAMS, "tools/call needs a tool 'name'")
-        conn = self.app.servers.ready(view.server)
+        conn = self.host.servers.ready(view.server)
         entry = conn.tools.get(name)
         if entry is None:
             raise BridgeError(BridgeError.INVALID_PARAMS,
@@ -214,7 +207,7 @@ class Dispatcher:
 
     async def handle_proxy(self, view: View, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """resources/* and prompts/list go to the view's own server only."""
-        conn = self.app.servers.ready(view.server)
+        conn = self.host.servers.ready(view.server)
         return await conn.request(method, params)
 
     async def _message(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
@@ -225,9 +218,10 @@ class Dispatcher:
         if not blocks:
             raise BridgeError(BridgeError.INVALID_PARAMS, "ui/message needs 'content' (a content block or a list)")
         await self._consent(view, "message", {"content": blocks})
-        if self.app.chat is None:
+        chat = self.host.chat
+        if chat is None:
             raise BridgeError(BridgeError.DENIED, "there is no chat to post this message to")
-        await self.app.chat.post_app_message(view, blocks)
+        await chat.post_app_message(view, blocks)
         return {}
 
     async def _update_model_context(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
@@ -235,8 +229,8 @@ class Dispatcher:
         structured = params.get("structuredContent")
         view.model_context = None if not content and structured is None else \
             {"content": content, **({"structuredContent": structured} if structured is not None else {})}
-        if self.app.chat is not None:
-            self.app.chat.model_context_changed(view)
+        if self.host.chat is not None:
+            self.host.chat.model_context_changed(view)
         return {}  # exactly {}: the view validates this strictly
 
     async def _open_link(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
@@ -244,18 +238,18 @@ class Dispatcher:
         if not isinstance(url, str) or not url.lower().startswith(LINK_SCHEMES) or any(c in url for c in "\r\n "):
             raise BridgeError(BridgeError.DENIED, "Invalid URL: only http, https and mailto links can be opened")
         await self._consent(view, "open_link", {"url": url})
-        self.app.open_link(url)
+        self.host.open_link(url)
         return {}
 
     async def _request_display_mode(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
         wanted = params.get("mode")
-        current = self.app.display_modes[view.display_mode].obj.wire_mode
+        current = self.host.display_modes[view.display_mode].obj.wire_mode
         declared = view.app_capabilities.get("availableDisplayModes")
         allowed = wanted in self.host.available_wire_modes() and (not isinstance(declared, list) or wanted in declared)
         if not allowed or wanted == current:
             return {"mode": current}
         # The wire mode maps to the built-in display mode of the same name.
-        mode_id = next((i for i, r in self.app.display_modes.items() if r.obj.wire_mode == wanted
+        mode_id = next((i for i, r in self.host.display_modes.items() if r.obj.wire_mode == wanted
                         and not r.obj.opens_window), None)
         if mode_id is None:
             return {"mode": current}
@@ -284,20 +278,21 @@ class Dispatcher:
             raise BridgeError(BridgeError.INVALID_PARAMS, "nothing to download in 'contents'")
         await self._consent(view, "download", {"files": [f["filename"] for f in files]})
         for f in files:
-            await self.app.save_download(f)
+            await self.host.save_download(f)
         return {}
 
     def _sampling_ready(self) -> bool:
-        return self.app.chat is not None and self.app.chat.backend_configured()
+        return self.host.chat is not None and self.host.chat.backend_configured()
 
     async def _sampling(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
         if not self._sampling_ready():
             raise BridgeError(BridgeError.METHOD_NOT_FOUND, "sampling is not available: no model backend is configured")
         await self._consent(view, "sampling", {"messages": params.get("messages")})
-        return await self.app.chat.sample(params)
+        assert self.host.chat is not None  # checked by _sampling_ready
+        return await self.host.chat.sample(params)
 
     async def _consent(self, view: View, action: str, detail: dict[str, Any]) -> None:
-        if not await self.app.consent(action, view.server, detail):
+        if not await self.host.consent(action, view.server, detail):
             raise BridgeError(BridgeError.DENIED, f"{action.replace('_', ' ')} denied by the person")
 
 

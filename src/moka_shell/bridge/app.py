@@ -1,0 +1,62 @@
+"""Bridge methods of the app itself: info, the page's hello, theme, consent answers."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+from moka_shell import __version__
+from moka_shell.bridge.params import Params, opt_str, req_str
+from moka_shell.core.views.host_context import INLINE_MAX_HEIGHT, INLINE_MIN_HEIGHT
+
+if TYPE_CHECKING:
+    from moka_shell.core.app import MokaApp
+
+
+class AppMethods:
+    """``app.*``, ``theme.*`` and ``consent.answer``."""
+
+    def __init__(self, app: MokaApp) -> None:
+        self.app = app
+
+    def methods(self) -> dict[str, Any]:
+        """Method name → coroutine function."""
+        return {"app.info": self.info, "app.hello": self.hello, "theme.get": self.theme_get,
+                "theme.set": self.theme_set, "theme.system": self.theme_system, "consent.answer": self.consent_answer}
+
+    async def info(self, p: Params) -> dict[str, Any]:
+        """Version, mode, origins, files, limits and every start-up problem."""
+        app = self.app
+        return {"version": __version__, "mode": app.mode, "sandboxOrigin": app.endpoints.sandbox_origin,
+                "platform": sys.platform, "configFile": str(app.paths.config_file),
+                "dataDir": str(app.paths.data_dir),
+                "limits": {"inlineMinHeight": INLINE_MIN_HEIGHT, "inlineMaxHeight": INLINE_MAX_HEIGHT},
+                "problems": [str(e) for e in app.problems] + [str(e) for e in app.plugins.broken()]}
+
+    async def hello(self, p: Params) -> dict[str, Any]:
+        """The page reports its locale, time zone, colour scheme and window size."""
+        host = self.app.view_host
+        host.client.update({k: p[k] for k in ("locale", "timeZone", "touch", "hover") if k in p})
+        if isinstance(p.get("viewport"), dict):
+            host.viewport.update({k: int(v) for k, v in p["viewport"].items() if isinstance(v, (int, float))})
+        if "dark" in p:
+            self.app.appearance.system_dark = bool(p["dark"])
+        return {"theme": self.app.appearance.current(), **(await self.info({}))}
+
+    async def theme_get(self, p: Params) -> dict[str, Any]:
+        """The current Theme payload."""
+        return self.app.appearance.current()
+
+    async def theme_set(self, p: Params) -> dict[str, Any]:
+        """Switch theme and/or mode."""
+        return self.app.appearance.set(opt_str(p, "themeId"), opt_str(p, "mode"))
+
+    async def theme_system(self, p: Params) -> dict[str, Any]:
+        """The system's colour scheme changed."""
+        return self.app.appearance.set_system_dark(bool(p.get("dark")))
+
+    async def consent_answer(self, p: Params) -> dict[str, Any]:
+        """The person answered a consent request."""
+        self.app.consent.answer(req_str(p, "requestId"), bool(p.get("allow")), bool(p.get("remember")),
+                                opt_str(p, "action"))
+        return {}

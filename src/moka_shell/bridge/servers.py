@@ -1,0 +1,97 @@
+"""Bridge methods for MCP servers and their tools."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from moka_shell.bridge.params import Params, opt_dict, opt_str, req_str
+from moka_shell.config import ServerConfig
+from moka_shell.config_import import import_config_file, import_config_text
+from moka_shell.errors import InvalidParamsError
+
+if TYPE_CHECKING:
+    from moka_shell.core.app import MokaApp
+
+
+class ServerMethods:
+    """``servers.*`` and ``tools.*``."""
+
+    def __init__(self, app: MokaApp) -> None:
+        self.app = app
+
+    def methods(self) -> dict[str, Any]:
+        """Method name → coroutine function."""
+        return {"servers.list": self.list_, "servers.add": self.add, "servers.remove": self.remove,
+                "servers.setEnabled": self.set_enabled, "servers.restart": self.restart,
+                "servers.import": self.import_, "tools.list": self.tools_list, "tools.run": self.tools_run}
+
+    async def list_(self, p: Params) -> list[dict[str, Any]]:
+        """Every server's state."""
+        return self.app.servers.infos()
+
+    async def add(self, p: Params) -> dict[str, Any]:
+        """Add (or replace) a server and connect it."""
+        name = req_str(p, "name").strip()
+        if not name:
+            raise InvalidParamsError("a server needs a name")
+        cfg = ServerConfig.model_validate(opt_dict(p, "config"))
+        self.app.config.mcp_servers[name] = cfg
+        self.app.save_config()
+        return (await self.app.servers.add(name, cfg)).info()
+
+    async def remove(self, p: Params) -> dict[str, Any]:
+        """Stop and forget a server."""
+        name = req_str(p, "name")
+        await self.app.servers.remove(name)
+        self.app.config.mcp_servers.pop(name, None)
+        self.app.save_config()
+        return {}
+
+    async def set_enabled(self, p: Params) -> dict[str, Any]:
+        """Enable or disable a server."""
+        name = req_str(p, "name")
+        conn = await self.app.servers.set_enabled(name, bool(p.get("enabled")))
+        self.app.config.mcp_servers[name] = conn.config
+        self.app.save_config()
+        return conn.info()
+
+    async def restart(self, p: Params) -> dict[str, Any]:
+        """Reconnect a server now."""
+        conn = self.app.servers.get(req_str(p, "name"))
+        await conn.restart()
+        return conn.info()
+
+    async def import_(self, p: Params) -> dict[str, Any]:
+        """Import servers from another host's config (pasted text or a file path)."""
+        text = opt_str(p, "text")
+        if text:
+            found = import_config_text(text, "pasted text")
+        else:
+            found = import_config_file(Path(req_str(p, "path")).expanduser())
+        added, skipped = [], [{"name": n, "reason": r} for n, r in found.skipped]
+        for name, cfg in found.servers.items():
+            if name in self.app.config.mcp_servers:
+                skipped.append({"name": name, "reason": "a server with this name already exists"})
+                continue
+            self.app.config.mcp_servers[name] = cfg
+            await self.app.servers.add(name, cfg)
+            added.append(name)
+        self.app.save_config()
+        return {"added": added, "skipped": skipped, "format": found.source_format}
+
+    async def tools_list(self, p: Params) -> list[dict[str, Any]]:
+        """Tools of one server, or of all."""
+        server = opt_str(p, "server")
+        if server:
+            return [t.to_info() for t in self.app.servers.get(server).tools.values()]
+        return [t.to_info() for t in self.app.servers.all_tools()]
+
+    async def tools_run(self, p: Params) -> dict[str, Any]:
+        """The Tool runner: call a tool (and show its view) with no model."""
+        args = opt_dict(p, "arguments")
+        call_id, view, result = await self.app.view_host.run_tool(req_str(p, "server"), req_str(p, "tool"), args)
+        out: dict[str, Any] = {"callId": call_id, "result": result}
+        if view is not None:
+            out["viewId"] = view.id
+        return out

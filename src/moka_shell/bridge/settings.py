@@ -1,0 +1,84 @@
+"""Bridge methods for settings and API keys."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from moka_shell.bridge.params import Params, req_str
+from moka_shell.core.chat.keys import delete_key, has_key, store_key
+from moka_shell.errors import InvalidParamsError
+
+if TYPE_CHECKING:
+    from moka_shell.core.app import MokaApp
+
+SETTABLE = {
+    "agent.backend", "agent.model", "agent.options", "agent.systemPrompt", "agent.maxSteps", "agent.baseUrls",
+    "theme.themeId", "theme.mode",
+    "consent.open_link", "consent.message", "consent.download", "consent.sampling",
+}
+
+
+class SettingsMethods:
+    """``settings.*`` and ``keys.*`` (they work without a conversation store)."""
+
+    def __init__(self, app: MokaApp) -> None:
+        self.app = app
+
+    def methods(self) -> dict[str, Any]:
+        """Method name → coroutine function."""
+        return {"settings.get": self.get, "settings.set": self.set, "keys.set": self.keys_set,
+                "keys.delete": self.keys_delete}
+
+    async def get(self, p: Params) -> dict[str, Any]:
+        """Every setting, the backends (with key state and which local servers answer), themes, modes."""
+        app, cfg = self.app, self.app.config
+        backends = []
+        local = await app.chat.detect_local() if app.chat is not None and p.get("detect", True) else []
+        for bid, reg in sorted(app.backends.items()):
+            b = reg.obj
+            backends.append({"id": bid, "name": b.display_name, "needsKey": b.needs_key,
+                             "hasKey": has_key(bid, b.key_env_var), "keyEnvVar": b.key_env_var,
+                             "defaultModel": b.default_model, "available": bid in local, "plugin": reg.plugin})
+        out: dict[str, Any] = {
+            "agent": cfg.agent.model_dump(by_alias=True, exclude_none=True),
+            "theme": cfg.theme.model_dump(by_alias=True), "consent": cfg.consent.model_dump(),
+            "backends": backends, "themes": [{"id": t, "label": r.obj.label} for t, r in app.themes.items()],
+            "displayModes": [{"id": m, "label": r.obj.label, "wireMode": r.obj.wire_mode}
+                             for m, r in app.display_modes.items()],
+        }
+        if app.chat is not None and not app.chat.backend_configured():
+            help_text = app.chat.no_backend_help()
+            if local:
+                help_text += f"\nFound a local model server right now: {', '.join(local)} — pick it in Settings."
+            out["noBackendHelp"] = help_text
+        return out
+
+    async def set(self, p: Params) -> dict[str, Any]:
+        """Change one setting (validated as the config file is)."""
+        key, value = req_str(p, "key"), p.get("value")
+        if key not in SETTABLE:
+            raise InvalidParamsError(f"{key!r} is not a setting (settable: {sorted(SETTABLE)})")
+        section, field = key.split(".", 1)
+        config = self.app.config
+        data = getattr(config, section).model_dump(by_alias=True)
+        data[field] = value
+        if section == "agent" and field == "backend" and value and value not in self.app.backends:
+            raise InvalidParamsError(f"unknown backend {value!r}")
+        setattr(config, section, type(getattr(config, section)).model_validate(data))
+        self.app.save_config()
+        if section == "theme":
+            self.app.appearance.set()
+        return await self.get({"detect": False})
+
+    async def keys_set(self, p: Params) -> dict[str, Any]:
+        """Store an API key in the OS keyring."""
+        key = str(p.get("key") or "").strip()
+        if not key:
+            raise InvalidParamsError("the key is empty")
+        store_key(req_str(p, "backend"), key)
+        return {"stored": True}
+
+    async def keys_delete(self, p: Params) -> dict[str, Any]:
+        """Remove a stored API key."""
+        delete_key(req_str(p, "backend"))
+        return {}

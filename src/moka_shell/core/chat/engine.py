@@ -1,0 +1,342 @@
+"""The agent loop, once: user message + model context → backend stream → tools → repeat.
+
+Text deltas reach the UI as they arrive; a UI tool's view is mounted as soon as the
+model starts the call and receives repaired partial arguments while they stream.
+Everything shown is in the store first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from typing import Any
+
+from moka_shell.config import MokaConfig
+from moka_shell.core.chat.backends import (
+    AgentBackend,
+    AgentRequest,
+    ChatMessage,
+    Done,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from moka_shell.core.chat.history import build_history
+from moka_shell.core.chat.keys import get_key
+from moka_shell.core.chat.partial_json import repair_partial_json
+from moka_shell.core.chat.sampling import sample_once, sampling_messages
+from moka_shell.core.chat.store import Store, new_id
+from moka_shell.core.chat.tool_call import ToolCall
+from moka_shell.core.chat.tool_names import ToolNames
+from moka_shell.core.mcp.servers import ServerManager
+from moka_shell.core.shell import Emit
+from moka_shell.core.views.host import ViewHost
+from moka_shell.core.views.view import View
+from moka_shell.errors import AgentError, MokaError, NeedsKeyError, ProviderError, UnknownBackendError
+from moka_shell.inspector import Inspector
+from moka_shell.plugins import Registered
+
+log = logging.getLogger("moka.chat")
+PARTIAL_INTERVAL = 0.05
+
+
+def _valid_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
+class Turn:
+    """One running turn of one conversation."""
+
+    def __init__(self, conversation_id: str) -> None:
+        self.conversation_id = conversation_id
+        self.task: asyncio.Task[None] | None = None
+
+
+class ChatEngine:
+    """Runs chat turns against the configured backend and keeps them in the store."""
+
+    def __init__(self, *, store: Store, servers: ServerManager, views: ViewHost,
+                 backends: dict[str, Registered[AgentBackend]], config: MokaConfig, emit: Emit,
+                 inspector: Inspector) -> None:
+        self.store = store
+        self.servers = servers
+        self.views = views
+        self.backends = backends
+        self.config = config
+        self.emit = emit
+        self.inspector = inspector
+        self.turns: dict[str, Turn] = {}
+        self.contexts: dict[str, dict[str, Any]] = {}  # conversation → view id → last model context
+
+    # ---- backend -----------------------------------------------------------------------------
+
+    def backend_configured(self) -> bool:
+        """Is a backend selected (keys are checked when a turn runs)?"""
+        return bool(self.config.agent.backend and self.config.agent.backend in self.backends)
+
+    def backend(self, backend_id: str | None = None) -> AgentBackend:
+        """The selected backend object."""
+        bid = backend_id or self.config.agent.backend
+        if not bid:
+            raise AgentError(self.no_backend_help())
+        reg = self.backends.get(bid)
+        if reg is None:
+            raise UnknownBackendError(bid, list(self.backends))
+        return reg.obj
+
+    def no_backend_help(self) -> str:
+        """Exactly how to add a model backend."""
+        return ("No model backend is set up yet, so Moka can't chat. The Tool runner works without one.\n"
+                "To add one: open Settings → Model and pick a backend, or run "
+                "`moka chat --backend openai \"hello\"` with OPENAI_API_KEY set. "
+                "Local models work too: start Ollama (`ollama serve`) or LM Studio's server and pick "
+                "'ollama' or 'lmstudio'. Keys go in the OS keyring (`moka keys set openai`) or an environment variable.")
+
+    async def detect_local(self) -> list[str]:
+        """Local backends that answer right now (Ollama, LM Studio, ...)."""
+        found = []
+        for bid in ("ollama", "lmstudio", "llamacpp", "vllm"):
+            reg = self.backends.get(bid)
+            probe = getattr(reg.obj, "probe", None) if reg else None
+            if probe is not None:
+                try:
+                    if await probe(self.config.agent.base_urls.get(bid)):
+                        found.append(bid)
+                except Exception:  # a probe must never break settings
+                    continue
+        return found
+
+    def _request(self, backend: AgentBackend, model: str | None, messages: list[ChatMessage],
+                 tools: list[Any]) -> AgentRequest:
+        cfg = self.config.agent
+        key = get_key(backend.backend_id, backend.key_env_var)
+        if backend.needs_key and not key:
+            raise NeedsKeyError(f"the {backend.display_name} backend needs an API key",
+                                hint=f"set {backend.key_env_var} or run `moka keys set {backend.backend_id}` "
+                                     "(or add it in Settings → Model)")
+        options = backend.Options.model_validate(cfg.options if cfg.backend == backend.backend_id else {})
+        return AgentRequest(model=model or cfg.model or backend.default_model, messages=messages, tools=tools,
+                            system=cfg.system_prompt, options=options.model_dump(exclude_none=True), api_key=key,
+                            base_url=cfg.base_urls.get(backend.backend_id) or backend.default_base_url)
+
+    # ---- turns -------------------------------------------------------------------------------
+
+    def start_turn(self, conversation_id: str | None, text: str, *, source: str | None = None,
+                   backend: str | None = None, model: str | None = None) -> str:
+        """Store the user's message and run the turn in the background; returns the conversation id."""
+        cid = conversation_id if conversation_id and self.store.has_conversation(conversation_id) else \
+            self.store.create_conversation(text.strip().splitlines()[0][:60] if text.strip() else "New chat")
+        running = self.turns.get(cid)
+        if running is not None and running.task is not None and not running.task.done():
+            raise AgentError("a turn is already running in this conversation; stop it first")
+        context = self._take_context(cid)
+        msg = self.store.add_message(cid, "user", text, source=source, data={"context": context} if context else None)
+        self.emit("chat.message", {"conversationId": cid, "message": msg})
+        self.inspector.record("agent", {"event": "user-message", "source": source or "person", "chars": len(text)},
+                                  method="agent/user")
+        turn = Turn(cid)
+        turn.task = asyncio.get_running_loop().create_task(self._run(turn, backend, model))
+        self.turns[cid] = turn
+        return cid
+
+    def running(self, cid: str) -> bool:
+        """Is a turn of this conversation running now?"""
+        turn = self.turns.get(cid)
+        return turn is not None and turn.task is not None and not turn.task.done()
+
+    async def wait(self, cid: str) -> None:
+        """Wait for the conversation's running turn to end."""
+        turn = self.turns.get(cid)
+        if turn and turn.task:
+            await asyncio.gather(turn.task, return_exceptions=True)
+
+    def stop(self, cid: str) -> None:
+        """Stop the running turn: the in-flight tool call is cancelled and its view told."""
+        turn = self.turns.get(cid)
+        if turn and turn.task and not turn.task.done():
+            turn.task.cancel()
+
+    async def _run(self, turn: Turn, backend_id: str | None, model: str | None) -> None:
+        cid = turn.conversation_id
+        reply: dict[str, Any] | None = None
+        try:
+            backend = self.backend(backend_id)
+            names = ToolNames(self.servers.all_tools())
+            for step in range(self.config.agent.max_steps):
+                history = build_history(self.store.messages(cid))
+                request = self._request(backend, model, history, names.model_tools() if backend.supports_tools else [])
+                reply = self.store.add_message(cid, "assistant", "")
+                self.emit("chat.message", {"conversationId": cid, "message": reply})
+                calls = await self._stream(cid, reply["id"], backend, request, names)
+                if not calls:
+                    break
+                for call in calls:
+                    await self._run_call(cid, call)
+            else:
+                self._error(cid, reply, f"stopped after {self.config.agent.max_steps} steps (the step limit)",
+                            "step_limit")
+        except asyncio.CancelledError:
+            if reply is not None:
+                self.store.set_error(reply["id"], "stopped")
+            self.emit("chat.error", {"conversationId": cid, "message": "Stopped.", "kind": "stopped"})
+        except (ProviderError, NeedsKeyError) as exc:
+            self._error(cid, reply, str(exc), getattr(exc, "kind", "needs_key"))
+        except MokaError as exc:
+            self._error(cid, reply, str(exc), "error")
+        except Exception as exc:  # a backend bug must not lose the conversation
+            log.exception("chat turn failed")
+            self._error(cid, reply, f"the model backend failed: {type(exc).__name__}: {exc}", "error")
+        finally:
+            self.emit("chat.done", {"conversationId": cid})
+            self.inspector.record("agent", {"event": "turn-done"}, method="agent/done")
+
+    def _error(self, cid: str, reply: dict[str, Any] | None, message: str, kind: str) -> None:
+        if reply is None:
+            reply = self.store.add_message(cid, "assistant", "")
+            self.emit("chat.message", {"conversationId": cid, "message": reply})
+        self.store.set_error(reply["id"], message)
+        self.inspector.record("agent", {"event": "error", "kind": kind, "message": message}, method="agent/error")
+        self.emit("chat.error", {"conversationId": cid, "messageId": reply["id"], "message": message, "kind": kind})
+
+    async def _stream(self, cid: str, mid: str, backend: AgentBackend, request: AgentRequest,
+                      names: ToolNames) -> list[ToolCall]:
+        self.inspector.record("agent", {"event": "request", "backend": backend.backend_id, "model": request.model,
+                                            "messages": len(request.messages), "tools": [t.name for t in request.tools]},
+                                  method="agent/request")
+        calls: dict[str, ToolCall] = {}
+        buffers: dict[str, str] = {}
+        last_partial: dict[str, float] = {}
+        async for event in backend.stream(request):
+            if isinstance(event, TextDelta) and event.text:
+                self.store.append_text(mid, event.text)
+                self.emit("chat.delta", {"conversationId": cid, "messageId": mid, "text": event.text})
+            elif isinstance(event, ToolCallStart):
+                calls[event.call_id] = await self._begin_call(cid, mid, event.call_id, event.name, names)
+                buffers[event.call_id] = ""
+            elif isinstance(event, ToolCallDelta) and event.call_id in calls:
+                buffers[event.call_id] += event.arguments_delta
+                view = calls[event.call_id].view
+                now = time.monotonic()
+                if view is not None and now - last_partial.get(event.call_id, 0) >= PARTIAL_INTERVAL:
+                    partial = repair_partial_json(buffers[event.call_id])
+                    if partial is not None:
+                        last_partial[event.call_id] = now
+                        self.views.set_partial(view, partial)
+            elif isinstance(event, ToolCallEnd):
+                call = calls.get(event.call_id) or await self._begin_call(cid, mid, event.call_id, event.name, names)
+                calls[event.call_id] = call
+                self._end_arguments(cid, call, buffers.get(event.call_id, ""), event.arguments)
+            elif isinstance(event, Done):
+                self.inspector.record("agent", {"event": "done", "stopReason": event.stop_reason},
+                                      method="agent/stream-done")
+        # Calls that failed before running still get an answer in the history (as errors).
+        return [c for c in calls.values() if c.status in ("running", "error")]
+
+    def _end_arguments(self, cid: str, call: ToolCall, raw: str, arguments: dict[str, Any]) -> None:
+        if raw.strip() and not arguments and not _valid_json(raw):
+            # Cut-off or broken arguments must not run the tool with its defaults.
+            call.status, call.error = "error", f"the model sent arguments that are not valid JSON: {raw[:200]}"
+            self.store.update_call(call.id, status="error", error=call.error)
+            if call.view is not None:
+                self.views.cancel(call.view, call.error)
+        else:
+            call.arguments, call.status = arguments, "running"
+            self.store.update_call(call.id, arguments=arguments, status="running")
+            if call.view is not None:
+                self.views.set_input(call.view, arguments)
+        self._emit_call(cid, call)
+
+    async def _begin_call(self, cid: str, mid: str, call_id: str, model_name: str, names: ToolNames) -> ToolCall:
+        entry = names.resolve(model_name)
+        call = ToolCall(id=call_id or new_id("t"), server=entry.server if entry else "?",
+                        tool=entry.name if entry else model_name, model_name=model_name, message_id=mid)
+        if entry is not None and entry.resource_uri:
+            try:
+                call.view = await self.views.open_view(entry.server, entry.name, call_id=call.id,
+                                                       conversation_id=cid, message_id=mid)
+            except MokaError as exc:
+                log.info("no view for %s: %s", model_name, exc)
+        if call.view is not None:
+            call.view.record_id = call.view.id
+            self.store.add_view(call.view.id, cid, call.id, call.server, call.tool, call.view.resource.uri)
+        self.store.add_call(cid, mid, call.to_json())
+        self._emit_call(cid, call)
+        return call
+
+    def _emit_call(self, cid: str, call: ToolCall) -> None:
+        self.emit("chat.tool", {"conversationId": cid, "messageId": call.message_id, "call": call.to_json()})
+
+    async def _run_call(self, cid: str, call: ToolCall) -> None:
+        if call.status == "error":
+            return  # already answered (broken arguments)
+        if not call.known:
+            call.status, call.error = "error", f"the model asked for an unknown tool {call.model_name!r}"
+        else:
+            try:
+                _cid, _view, result = await self.views.run_tool(
+                    call.server, call.tool, call.arguments, view=call.view, conversation_id=cid,
+                    message_id=call.message_id, with_view=call.view is not None)
+                call.status, call.result = "done", result
+            except asyncio.CancelledError:
+                call.status, call.error = "cancelled", "stopped by the person"
+                self._finish_call(cid, call)
+                raise
+            except MokaError as exc:
+                call.status, call.error = "error", str(exc)
+        self._finish_call(cid, call)
+
+    def _finish_call(self, cid: str, call: ToolCall) -> None:
+        self.store.update_call(call.id, status=call.status, result=call.result, error=call.error)
+        view = call.view
+        if view is not None:
+            self.store.update_view(view.record_id or view.id, arguments=view.arguments, result=view.result,
+                                   cancelled=view.cancelled)
+        self._emit_call(cid, call)
+
+    # ---- history and context -----------------------------------------------------------------
+
+    def _take_context(self, cid: str) -> dict[str, Any] | None:
+        # Views in the Tool runner belong to no conversation: their context goes with the next turn anywhere.
+        ctx = {**self.contexts.pop("_runner", {}), **self.contexts.pop(cid, {})}
+        return ctx or None
+
+    def model_context_changed(self, view: View) -> None:
+        """A view replaced its model context: it goes with the conversation's next turn."""
+        cid = view.conversation_id or "_runner"
+        bucket = self.contexts.setdefault(cid, {})
+        if view.model_context is None:
+            bucket.pop(view.id, None)
+        else:
+            bucket[view.id] = {"server": view.server, "tool": view.tool.name, **view.model_context}
+        if view.record_id:
+            self.store.update_view(view.record_id, model_context=view.model_context)
+        summary = ""
+        if view.model_context:
+            summary = " ".join(b.get("text", "") for b in view.model_context.get("content", [])
+                               if b.get("type") == "text")[:200] or "(structured data)"
+        self.emit("chat.context", {"conversationId": view.conversation_id, "viewId": view.id,
+                                       "server": view.server, "summary": summary, "context": view.model_context})
+
+    async def post_app_message(self, view: View, blocks: list[dict[str, Any]]) -> None:
+        """``ui/message``: the view's message becomes the person's turn ("From app: …") and runs the agent."""
+        text = "\n".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+        if not text:
+            text = json.dumps(blocks, default=str)[:4000]
+        cid = self.start_turn(view.conversation_id, text, source="app")
+        if view.conversation_id is None:
+            view.conversation_id = cid
+
+    async def sample(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``sampling/createMessage`` (a view's or a server's): one tool-less call to the current backend."""
+        backend = self.backend()
+        request = self._request(backend, None, sampling_messages(params), [])
+        if params.get("systemPrompt"):
+            request.system = str(params["systemPrompt"])
+        return await sample_once(backend, request)

@@ -1,0 +1,45 @@
+"""A tool call the model made, as the chat loop tracks it (converted to the wire shape at the edge)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from moka_shell.core.views.view import View
+
+CallStatus = Literal["streaming", "running", "done", "error", "cancelled"]
+
+
+@dataclass
+class ToolCall:
+    """One tool call of one assistant message."""
+
+    id: str
+    server: str  # "?" when the model named a tool no server has
+    tool: str
+    model_name: str
+    message_id: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    status: CallStatus = "streaming"
+    result: dict[str, Any] | None = None
+    error: str | None = None
+    view: View | None = None
+
+    @property
+    def known(self) -> bool:
+        """Did the model name a tool that exists?"""
+        return self.server != "?"
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``ToolCall`` shape of docs/bridge-api.md (and of the store's rows)."""
+        out: dict[str, Any] = {"id": self.id, "server": self.server, "tool": self.tool, "modelName": self.model_name,
+                               "arguments": self.arguments, "status": self.status}
+        if self.result is not None:
+            out["result"] = self.result
+        if self.error is not None:
+            out["error"] = self.error
+        if self.view is not None:
+            out["viewId"] = self.view.id
+            out["recordId"] = self.view.record_id or self.view.id
+        return out

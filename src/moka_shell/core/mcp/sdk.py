@@ -1,0 +1,33 @@
+"""Adapters for the mcp SDK's values: models as wire JSON, exceptions as one readable line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+
+def dump(obj: Any) -> Any:
+    """An SDK model as wire JSON: camelCase aliases, ``_meta``, and never a null."""
+    if isinstance(obj, BaseModel):
+        return obj.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return obj
+
+
+def describe_exception(exc: BaseException) -> str:
+    """One readable line for an exception, looking inside ExceptionGroups."""
+    if isinstance(exc, BaseExceptionGroup):
+        inner = [describe_exception(e) for e in exc.exceptions]
+        return "; ".join(dict.fromkeys(inner)) or type(exc).__name__
+    if isinstance(exc, FileNotFoundError):
+        return f"command not found: {exc.filename or exc}"
+    name = type(exc).__name__
+    if name == "ConnectError":
+        return f"could not connect ({exc}); is the server running and the URL right?"
+    if hasattr(exc, "message") and isinstance(exc.message, str):
+        text = exc.message
+    else:
+        text = str(exc)
+    if name == "MCPError" and text == "Connection closed":
+        return "the server closed the connection (it exited or crashed)"
+    return f"{name}: {text}" if text else name

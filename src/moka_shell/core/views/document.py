@@ -1,0 +1,48 @@
+"""The view document: the app's HTML with Moka's prelude, and the URLs a view's frames load."""
+
+from __future__ import annotations
+
+import urllib.parse
+
+from moka_shell.core.shell import Endpoints
+
+# Prepended to every view document: reports errors and CSP violations to the host as
+# standard MCP log notifications, so a broken view is never a silent empty frame. Its first
+# listener reads each message's origin before the app's own listeners read the data: Chromium
+# slows down reading the data of a cross-origin message whose origin nobody looked at (about
+# 1 ms a message in QtWebEngine 6.11; docs/performance.md §2), and the apps' SDK never looks.
+PRELUDE = """<script>(function(){addEventListener("message",function(e){e.origin},true);
+var p=window.parent;function s(l,d){try{p.postMessage({jsonrpc:"2.0",
+method:"notifications/message",params:{level:l,logger:"moka.view",data:d}},"*")}catch(e){}}
+addEventListener("error",function(e){s("error",{kind:"error",message:String(e.message||"error"),
+source:String(e.filename||""),line:e.lineno||0})});addEventListener("unhandledrejection",function(e){
+var r=e.reason;s("error",{kind:"unhandledrejection",message:String(r&&r.message||r)})});
+document.addEventListener("securitypolicyviolation",function(e){s("warning",{kind:"csp",
+directive:String(e.effectiveDirective||e.violatedDirective),blockedURI:String(e.blockedURI||"")})});})();</script>"""
+
+
+def inject_prelude(html: str) -> str:
+    """Put the prelude before any of the document's own scripts."""
+    lower = html[:4096].lower()
+    for tag in ("<head>", "<head "):
+        i = lower.find(tag)
+        if i >= 0:
+            j = html.index(">", i) + 1
+            return html[:j] + PRELUDE + html[j:]
+    i = lower.find("<html")
+    if i >= 0:
+        j = html.index(">", i) + 1
+        return html[:j] + PRELUDE + html[j:]
+    return PRELUDE + html
+
+
+def proxy_url(endpoints: Endpoints, view_id: str, key: str, allow: str) -> str:
+    """Where the UI loads a view's sandbox proxy (the sandbox origin)."""
+    q = urllib.parse.urlencode({"view": f"/view/{view_id}?k={key}", "allow": allow,
+                                "host": endpoints.host_origin, "id": view_id})
+    return f"{endpoints.sandbox_origin}/proxy.html?{q}"
+
+
+def popout_url(endpoints: Endpoints, view_id: str) -> str:
+    """The host-origin page that shows one view alone (pop-out windows, ``moka check``)."""
+    return f"{endpoints.host_origin}/?" + urllib.parse.urlencode({"token": endpoints.token, "view": view_id})
