@@ -1,4 +1,4 @@
-"""The Chromium flags the desktop shell gives QtWebEngine before Qt starts."""
+"""The Chromium flags the shells give QtWebEngine before Qt starts (desktop app and moka check)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from moka_shell.shells.desktop import _prepare_environment
+from moka_shell.shells.qt_env import prepare_qt_environment
 
 
 def flags_after(monkeypatch: pytest.MonkeyPatch, given: str | None) -> list[str]:
@@ -14,7 +14,7 @@ def flags_after(monkeypatch: pytest.MonkeyPatch, given: str | None) -> list[str]
         monkeypatch.delenv("QTWEBENGINE_CHROMIUM_FLAGS", raising=False)
     else:
         monkeypatch.setenv("QTWEBENGINE_CHROMIUM_FLAGS", given)
-    _prepare_environment()
+    prepare_qt_environment()
     return os.environ["QTWEBENGINE_CHROMIUM_FLAGS"].split()
 
 

@@ -7,28 +7,19 @@ This is how the frozen app checks itself: it ships no Playwright. Only this modu
 from __future__ import annotations
 
 import json
-import os
-import sys
 import threading
 from typing import TYPE_CHECKING, Any
+
+from moka_shell.shells.qt_env import prepare_qt_environment
 
 if TYPE_CHECKING:
     from moka_shell.core.mcp.catalog import ToolEntry
     from moka_shell.shells.check import Checker
 
 
-def prepare_offscreen() -> None:
-    """With no display, ask Qt for its offscreen platform; as root, Chromium needs --no-sandbox."""
-    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    if hasattr(os, "getuid") and os.getuid() == 0 and "--no-sandbox" not in os.environ.get(
-            "QTWEBENGINE_CHROMIUM_FLAGS", ""):
-        os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = (os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", "") + " --no-sandbox").strip()
-
-
 def render_all_in_webview(checker: Checker, entries: list[ToolEntry]) -> None:
     """Open one hidden-from-nobody window and render each view in it in turn."""
-    prepare_offscreen()
+    prepare_qt_environment(offscreen_without_display=True)
     import webview
 
     window: Any = webview.create_window("Moka check", html="<!doctype html><title>Moka check</title>", width=900, height=800)

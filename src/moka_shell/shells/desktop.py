@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import os
 import sys
 import threading
 import webbrowser
@@ -22,6 +21,7 @@ from typing import Any
 
 from moka_shell.paths import Paths
 from moka_shell.shells.core_thread import CoreThread
+from moka_shell.shells.qt_env import prepare_qt_environment
 
 DEFAULT_SIZE = (1180, 820)
 
@@ -57,27 +57,13 @@ class WindowState:
             pass  # losing the window position is not worth an error
 
 
-def _prepare_environment() -> None:
-    flags = os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", "").split()
-    # QtWebEngine refuses to run as root without --no-sandbox.
-    if hasattr(os, "getuid") and os.getuid() == 0 and "--no-sandbox" not in flags:
-        flags.append("--no-sandbox")
-    # QtWebEngine runs the page and every view in one renderer, and V8 seldom runs a full
-    # collection there on its own: a parked view's memory stayed until the app quit (100 views
-    # took 3.6 GB). With gc() exposed, views.js collects once after views are parked or closed
-    # (docs/performance.md §4). A view can call it too; that costs it CPU time, nothing more.
-    if not any(f.startswith("--js-flags") for f in flags):
-        flags.append("--js-flags=--expose-gc")
-    os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = " ".join(flags)
-
-
 def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | None = None) -> int:
     """Open the main window and run until it closes.
 
     ``driver(core, window)``, if given, runs on a worker thread once the GUI is up (used by
     the desktop smoke test and the benchmarks); the window closes when it returns.
     """
-    _prepare_environment()
+    prepare_qt_environment()
     import webview
 
     actions = DesktopActions()

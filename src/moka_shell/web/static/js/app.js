@@ -5,7 +5,7 @@ import { api } from "./api.js";
 import { h, clear, isTyping, debounce } from "./dom.js";
 import { icon } from "./icons.js";
 import { store } from "./store.js";
-import { initTheme, reportSystemTheme, applyTheme } from "./theme.js";
+import { initTheme, applyTheme } from "./theme.js";
 import { initConsent } from "./consent.js";
 import { viewHost } from "./views.js";
 import chat from "./chat.js";
@@ -123,16 +123,9 @@ async function hello() {
     hover: matchMedia("(hover: hover)").matches,
     viewport: { width: window.innerWidth, height: window.innerHeight },
   };
-  try {
-    const { theme, ...info } = await api.call("app.hello", params);
-    applyTheme(theme);
-    return info;
-  } catch {
-    // An older core without app.hello: the same facts from app.info and theme.system.
-    const info = await api.call("app.info");
-    await reportSystemTheme();
-    return info;
-  }
+  const { theme, ...info } = await api.call("app.hello", params);
+  applyTheme(theme);
+  return info;
 }
 
 async function bootPopout(viewId) {
