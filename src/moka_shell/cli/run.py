@@ -5,41 +5,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import signal
 import sys
 
 from moka_shell.cli.commands import paths_of
 from moka_shell.errors import UsageError
-from moka_shell.shells.core_thread import has_display, start_core
+from moka_shell.shells.core_thread import has_display
 
 
 def serve(args: argparse.Namespace, *, announce: str | None = None) -> int:
     """Browser mode: serve the UI on 127.0.0.1 until interrupted."""
+    from moka_shell.shells.browser import run_browser
 
-    async def go() -> None:
-        app, web = await start_core(paths_of(args), mode="browser", port=args.port)
-        if announce:
-            print(announce, flush=True)
-        print(f"Moka is running at {web.url}", flush=True)
-        print("Open that URL in a browser; press Ctrl+C to stop.", flush=True)
-        if getattr(args, "open", False):
-            import webbrowser
-
-            webbrowser.open(web.url)
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            try:
-                loop.add_signal_handler(sig, stop.set)
-            except (NotImplementedError, RuntimeError):
-                pass
-        await stop.wait()
-        print("Stopping Moka…", flush=True)
-        await app.stop()
-        await web.stop()
-
-    asyncio.run(go())
-    return 0
+    return run_browser(paths_of(args), port=args.port, announce=announce, open_browser=bool(getattr(args, "open", False)))
 
 
 def desktop(args: argparse.Namespace) -> int:
