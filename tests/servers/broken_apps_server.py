@@ -11,6 +11,7 @@ Tools and what each breaks:
 - `throws`: the view completes the handshake, then throws an uncaught error.
 - `csp_violation`: the view handshakes, then fetches `http://127.0.0.1:9/undeclared` with no `connectDomains`.
 - `missing_resource`: `_meta.ui.resourceUri` points at a `ui://` resource that does not exist.
+- `read_error`: its resource exists, but reading it fails with an error.
 - `app_only_helper`: visibility `["app"]` and no resourceUri; legitimate, must be hidden from the model.
 - `bad_visibility`: visibility `["nobody"]`, a value the spec does not define.
 - `unreachable`: visibility `[]`, so neither the model nor any view may call it.
@@ -95,6 +96,11 @@ def build_server() -> MCPServer:
         "function (e) { document.getElementById('out').textContent = 'fetch failed: ' + e; });"
     )
     violation_uri = view("csp-violation", page("csp violation", after=fetch_js))
+    read_error_uri = f"{BASE}/read-error"
+
+    @server.resource(read_error_uri, name="read-error", mime_type=APP_MIME)
+    def read_error() -> str:
+        raise RuntimeError("broken-apps: deliberate read error")
 
     tools: list[tuple[str, dict[str, Any], str]] = [
         ("ok", ui(ok_uri), "A correct app: the view handshakes properly."),
@@ -109,6 +115,7 @@ def build_server() -> MCPServer:
         ("throws", ui(throws_uri), "Its view throws an uncaught error after the handshake."),
         ("csp_violation", ui(violation_uri), "Its view fetches an undeclared origin."),
         ("missing_resource", ui(f"{BASE}/does-not-exist"), "Its resourceUri names no resource."),
+        ("read_error", ui(read_error_uri), "Reading its resource fails."),
         ("app_only_helper", {"ui": {"visibility": ["app"]}}, "App-only helper; hidden from the model."),
         ("bad_visibility", {"ui": {"visibility": ["nobody"]}}, "Visibility holds an undefined value."),
         ("unreachable", {"ui": {"visibility": []}}, "Visibility is empty: nobody may call it."),

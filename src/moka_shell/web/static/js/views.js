@@ -183,6 +183,7 @@ function setState(rec, state) {
 }
 
 function fail(rec, reason, detail) {
+  rec.failure = { reason, detail };
   unmountFrame(rec);
   setState(rec, "failed");
   rec.card.classList.add("failed");
@@ -368,7 +369,11 @@ async function mountView(data) {
     views.set(rec.id, rec);
     if (data.recordId) document.querySelectorAll(`.view-closed-note[data-record-id="${CSS.escape(data.recordId)}"]`).forEach((n) => n.remove());
     await place(rec);
+    // The core fails a view whose resource could not be read in the same tick it announces
+    // it, so view.failed can land while place() awaits: keep that failure, never reset it.
+    if (rec.failure) return;
   }
+  rec.failure = null;
   unmountFrame(rec);
   rec.card.classList.remove("failed");
   rec.problems?.remove();
