@@ -40,7 +40,7 @@ def test_origin_is_read_before_data_in_the_proxy_and_the_view(moka_factory: Any)
     moka.open("runner")
     moka.call("tools.run", {"server": "demo", "tool": "roll_dice", "arguments": {}})
     view = moka.wait_view_ready("roll_dice")
-    proxy = next(f for f in moka.page.frames if f.url.startswith(moka.app.sandbox_origin + "/proxy.html")
+    proxy = next(f for f in moka.page.frames if f.url.startswith(moka.app.endpoints.sandbox_origin + "/proxy.html")
                  and f"id={view.id}" in f.url)
     order = moka.wait(lambda: proxy.evaluate("window.__originFirst") or None, what="messages in the proxy")
     # The page's sandbox-resource-ready, then the view's ui/initialize and what follows.

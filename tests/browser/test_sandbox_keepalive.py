@@ -29,7 +29,7 @@ def test_one_inert_keepalive_frame_after_the_first_view(moka_factory: Any) -> No
     moka.wait(lambda: first.initialized and second.initialized, what="both views initialized")
     frames = keepalive_frames(moka)
     # Sandboxed with no permissions at all (no scripts, opaque origin), from the sandbox origin.
-    assert frames == [{"sandbox": "", "src": moka.app.sandbox_origin + "/warm", "hidden": "true", "tab": -1,
+    assert frames == [{"sandbox": "", "src": moka.app.endpoints.sandbox_origin + "/warm", "hidden": "true", "tab": -1,
                        "width": 0}]
     for view in (first, second):
         moka.call("view.close", {"viewId": view.id})
@@ -39,7 +39,7 @@ def test_one_inert_keepalive_frame_after_the_first_view(moka_factory: Any) -> No
 
 def test_the_keepalive_document_runs_and_loads_nothing(moka_factory: Any) -> None:
     moka: Moka = moka_factory({"demo": DEMO})
-    reply = httpx.get(moka.app.sandbox_origin + "/warm", timeout=10)
+    reply = httpx.get(moka.app.endpoints.sandbox_origin + "/warm", timeout=10)
     assert reply.status_code == 200
     assert reply.headers["content-security-policy"] == "default-src 'none'; sandbox"
     assert reply.headers["cache-control"] == "no-store"

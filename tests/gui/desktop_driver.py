@@ -96,7 +96,7 @@ def probe_view(core: Any) -> None:
     while time.monotonic() < deadline and not (view.model_context or {}).get("structuredContent"):
         time.sleep(0.1)
     OUT["probe"] = (view.model_context or {}).get("structuredContent")
-    OUT["token"] = app.token
+    OUT["token"] = app.endpoints.token
 
 
 if __name__ == "__main__":
