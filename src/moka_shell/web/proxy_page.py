@@ -1,8 +1,8 @@
 """The sandbox proxy page, served with its script inline and allowed by hash.
 
-One request fewer for every view that mounts: the proxy page no longer fetches `proxy.js`
-after it has loaded (docs/performance.md §1). The script stays a file of its own in
-`static/sandbox/`, where it is written and read; the page is put together once per run.
+Inline, so a mounting view costs one request fewer (docs/performance.md §1). The script stays a
+file of its own in `static/sandbox/`, where it is written and read; the page is put together
+once per run.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 // The one channel to the Python core (docs/bridge-api.md): api.call(method, params) and
 // api.on(event, handler), over a token-guarded WebSocket to 127.0.0.1 in every window: the
 // browser tab, the desktop app's windows and pop-outs. Screens never see the carrier.
-//
-// The desktop app used pywebview's js_api until the Qt round trip was measured: each call
-// there crossed the GUI thread twice, started a Python thread and came back through a
-// script run in the page; the socket goes from the renderer to the core's loop directly.
+// (Why a socket and not pywebview's js_api in the desktop app: docs/architecture.md.)
 
 const listeners = new Map(); // event name -> Set of handlers
 const statusListeners = new Set();
