@@ -15,5 +15,7 @@ echo "== pytest"
 .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
 if [ -f bench/__main__.py ]; then
   echo "== benchmarks (quick)"
-  .venv/bin/python -m bench --quick
+  # Into an ignored file: a test run must leave the checkout clean (bench/results/latest-*.json
+  # are the reference runs that docs/performance.md reports).
+  .venv/bin/python -m bench --quick --out bench/results/test-run-quick.json
 fi
