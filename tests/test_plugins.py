@@ -110,7 +110,7 @@ def test_registration_isolates_a_raising_plugin() -> None:
             raise ValueError("nope")
 
     host = PluginHost(load_entrypoints=False, extra=[Raises()])
-    modes = host.collect("register_display_modes", "mode_id")
+    modes = host.registry("display_modes")
     assert {"inline", "fullscreen", "pip", "popout"} <= set(modes)
     assert "nope" in (host.infos["raises"].error or "")
 
@@ -123,10 +123,10 @@ def test_duplicate_ids_keep_the_first_and_report_the_second() -> None:
 
         @hookspecs.hookimpl
         def register_transports(self, register):  # type: ignore[no-untyped-def]
-            register(type("T", (), {"transport_id": "stdio"})())
+            register(type("T", (), {"transport_id": "stdio", "open": lambda self, config, errlog: None})())
 
     host = PluginHost(load_entrypoints=False, extra=[Dup()])
-    transports = host.collect("register_transports", "transport_id")
+    transports = host.registry("transports")
     assert transports["stdio"].plugin == "moka.transports"
     assert "already registered" in (host.infos["dup"].error or "")
 

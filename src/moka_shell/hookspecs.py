@@ -13,32 +13,42 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
-if TYPE_CHECKING:  # pragma: no cover - imports for annotations only
+if TYPE_CHECKING:  # pragma: no cover - imports for annotations only; `import moka_shell` stays light
     from moka_shell.core.app import MokaApp
+    from moka_shell.core.chat.backends import AgentBackend
+    from moka_shell.core.mcp.transport import Transport
+    from moka_shell.core.themes import ThemeProvider
+    from moka_shell.core.views.display import DisplayMode
 
 hookspec = pluggy.HookspecMarker("moka")
 hookimpl = pluggy.HookimplMarker("moka")
 
+# The callback each registration hook receives; it records one object of the hook's contract.
 Register = Callable[[Any], None]
+RegisterTransport = Callable[["Transport"], None]
+RegisterBackend = Callable[["AgentBackend"], None]
+RegisterTheme = Callable[["ThemeProvider"], None]
+RegisterDisplayMode = Callable[["DisplayMode"], None]
 
 # ---- registration hooks ---------------------------------------------------------------------
 
 
 @hookspec
-def register_transports(register: Register) -> None:
+def register_transports(register: RegisterTransport) -> None:
     """Register MCP transports.
 
-    Call ``register(transport)`` with an object that has ``transport_id`` (the value a
-    server config names in ``"type"``, e.g. ``"stdio"`` or ``"http"``) and
-    ``open(config, errlog)`` returning what ``mcp.Client`` accepts: a
-    ``StdioServerParameters``, a URL string, or an ``mcp.client.Transport``.
+    Call ``register(transport)`` with an object satisfying
+    ``moka_shell.core.mcp.transport.Transport``: ``transport_id`` (the value a server config
+    names in ``"type"``, e.g. ``"stdio"`` or ``"http"``) and ``open(config, errlog)``, which
+    returns an async context manager yielding the SDK's ``(read_stream, write_stream)`` pair,
+    as ``mcp.client.stdio.stdio_client(...)`` does. A child process's stderr goes to ``errlog``.
 
     :param register: the callback that records one transport
     """
 
 
 @hookspec
-def register_agent_backends(register: Register) -> None:
+def register_agent_backends(register: RegisterBackend) -> None:
     """Register model backends.
 
     Call ``register(backend)`` with an object satisfying
@@ -49,7 +59,7 @@ def register_agent_backends(register: Register) -> None:
 
 
 @hookspec
-def register_themes(register: Register) -> None:
+def register_themes(register: RegisterTheme) -> None:
     """Register themes.
 
     Call ``register(theme)`` with an object satisfying
@@ -62,7 +72,7 @@ def register_themes(register: Register) -> None:
 
 
 @hookspec
-def register_display_modes(register: Register) -> None:
+def register_display_modes(register: RegisterDisplayMode) -> None:
     """Register display modes.
 
     Call ``register(mode)`` with an object satisfying
@@ -96,6 +106,7 @@ def moka_shutdown(app: MokaApp) -> None:
 # ---- decision hooks -------------------------------------------------------------------------
 
 
+# firstresult documents the contract; PluginHost.first_result implements it, one plugin at a time.
 @hookspec(firstresult=True)
 def moka_consent(action: str, server: str, detail: dict[str, Any]) -> bool | None:
     """Decide whether a view may perform an action, before the person is asked.

@@ -1,22 +1,30 @@
 """The plugin manager: built-ins, installed plugins, and what each registered.
 
-A plugin that fails to import or raises in a hook is recorded with the reason and
-skipped; Moka still starts. ``moka plugins`` shows the record.
+A plugin that fails to import, implements a hook that does not exist, or raises in a hook is
+recorded with the reason and skipped; Moka still starts. ``moka plugins`` shows the record.
+Set ``MOKA_TRACE_PLUGINS=1`` to see every hook call, its arguments and its outcome on stderr.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
 import os
+import sys
 import traceback
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
 
 import pluggy
 
 from moka_shell import hookspecs
 from moka_shell.errors import PluginError
+
+if TYPE_CHECKING:  # pragma: no cover - the contracts, for annotations only
+    from moka_shell.core.chat.backends import AgentBackend
+    from moka_shell.core.mcp.transport import Transport
+    from moka_shell.core.themes import ThemeProvider
+    from moka_shell.core.views.display import DisplayMode
 
 ENTRY_POINT_GROUP = "moka"
 T = TypeVar("T")
@@ -29,6 +37,28 @@ REGISTRIES: dict[str, tuple[str, str]] = {
     "themes": ("register_themes", "theme_id"),
     "display_modes": ("register_display_modes", "mode_id"),
 }
+RegistryName = Literal["transports", "backends", "themes", "display_modes"]
+
+
+def _contract(name: str) -> type:
+    """The Protocol every object in registry ``name`` must satisfy."""
+    # Imported here, not at the top: `moka plugins` and `import moka_shell` stay light, and these
+    # modules never import this one back.
+    if name == "transports":
+        from moka_shell.core.mcp.transport import Transport
+
+        return Transport
+    if name == "backends":
+        from moka_shell.core.chat.backends import AgentBackend
+
+        return AgentBackend
+    if name == "themes":
+        from moka_shell.core.themes import ThemeProvider
+
+        return ThemeProvider
+    from moka_shell.core.views.display import DisplayMode
+
+    return DisplayMode
 
 
 @dataclass
@@ -80,6 +110,19 @@ class PluginHost:
             plugin_obj = self.pm.get_plugin(pname)
             if plugin_obj is not None:
                 info.hooks = sorted(h.name for h in self.pm.get_hookcallers(plugin_obj) or [])
+        self._check_pending()
+
+    def _check_pending(self) -> None:
+        # A hook name no spec knows (`register_theme` for `register_themes`) would never be called:
+        # report it as that plugin's error and skip the plugin, as for any other broken plugin.
+        while True:
+            try:
+                self.pm.check_pending()
+                return
+            except pluggy.PluginValidationError as exc:
+                pname = self.pm.get_name(exc.plugin) or "?"
+                self._record_error(pname, str(exc), trace=False)
+                self.pm.unregister(exc.plugin)
 
     def register(self, plugin: Any, name: str, *, version: str = "", builtin: bool = False) -> None:
         """Register a plugin object (module or instance), recording any validation error."""
@@ -116,11 +159,17 @@ class PluginHost:
                 self.register(plugin, ep.name, version=dist.version)
                 self.infos[ep.name].distribution = dist_name
 
-    def collect(self, hook_name: str, id_attr: str) -> dict[str, Registered[Any]]:
-        """Call one ``register_*`` hook on every plugin and gather what they register.
+    @overload
+    def collect(self, hook_name: str, id_attr: str) -> dict[str, Registered[Any]]: ...
+    @overload
+    def collect(self, hook_name: str, id_attr: str, kind: type[T]) -> dict[str, Registered[T]]: ...
+
+    def collect(self, hook_name: str, id_attr: str, kind: type[Any] = object) -> dict[str, Registered[Any]]:
+        """Call one ``register_*`` hook on every plugin and gather the ``kind`` objects they register.
 
         Each plugin is called on its own so one that raises is reported and skipped
-        without losing what the others registered. The first registration of an id wins.
+        without losing what the others registered. The first registration of an id wins;
+        an object that is not a ``kind`` (a runtime-checkable Protocol) is reported and dropped.
         """
         caller = getattr(self.pm.hook, hook_name)
         found: dict[str, Registered[Any]] = {}
@@ -130,7 +179,9 @@ class PluginHost:
             pname = impl.plugin_name
             staged: list[Any] = []
             try:
+                self._trace(hook_name, pname, {"register": "<callback>"})
                 impl.function(register=staged.append)
+                self._trace(hook_name, pname, None, result=staged)
             except Exception as exc:
                 self._record_error(pname, f"raised in {hook_name}: {type(exc).__name__}: {exc}")
                 continue
@@ -138,6 +189,10 @@ class PluginHost:
                 obj_id = getattr(obj, id_attr, None)
                 if not isinstance(obj_id, str) or not obj_id:
                     self._record_error(pname, f"{hook_name} registered an object without a {id_attr}")
+                    continue
+                if not isinstance(obj, kind):
+                    self._record_error(pname, f"{hook_name}: {obj_id!r} is not a {kind.__name__} "
+                                              f"(missing {', '.join(_missing(obj, kind))})")
                     continue
                 if obj_id in found:
                     self._record_error(
@@ -147,35 +202,64 @@ class PluginHost:
                 found[obj_id] = Registered(obj, pname)
         return found
 
+    @overload
+    def registry(self, name: Literal["transports"]) -> dict[str, Registered[Transport]]: ...
+    @overload
+    def registry(self, name: Literal["backends"]) -> dict[str, Registered[AgentBackend]]: ...
+    @overload
+    def registry(self, name: Literal["themes"]) -> dict[str, Registered[ThemeProvider]]: ...
+    @overload
+    def registry(self, name: Literal["display_modes"]) -> dict[str, Registered[DisplayMode]]: ...
+    @overload
+    def registry(self, name: str) -> dict[str, Registered[Any]]: ...
+
     def registry(self, name: str) -> dict[str, Registered[Any]]:
-        """One of the REGISTRIES, collected from every plugin."""
+        """One of the REGISTRIES, collected from every plugin and typed by its contract."""
         hook_name, id_attr = REGISTRIES[name]
-        return self.collect(hook_name, id_attr)
+        return self.collect(hook_name, id_attr, _contract(name))
 
     def call_each(self, hook_name: str, **kwargs: Any) -> list[Any]:
         """Call a lifecycle or decision hook on every plugin, isolating failures."""
+        # pluggy's own call loop would stop at the first plugin that raises; this one records it and
+        # goes on, so one broken plugin never takes the others' answers with it.
         results: list[Any] = []
         caller = getattr(self.pm.hook, hook_name)
         # Newest first, as pluggy itself calls them: an installed plugin decides before a built-in.
         for impl in reversed(caller.get_hookimpls()):
             try:
                 args = {k: kwargs[k] for k in impl.argnames}
+                self._trace(hook_name, impl.plugin_name, args)
                 results.append(impl.function(**args))
+                self._trace(hook_name, impl.plugin_name, None, result=results[-1])
             except Exception as exc:
                 self._record_error(impl.plugin_name, f"raised in {hook_name}: {type(exc).__name__}: {exc}")
         return results
 
     def first_result(self, hook_name: str, **kwargs: Any) -> Any:
-        """The first non-None answer of a decision hook, isolating failures."""
+        """The first non-None answer of a decision hook, isolating failures.
+
+        This is what ``firstresult=True`` on a hookspec means here: the marker documents the
+        hook, and this method (not pluggy's loop) implements it.
+        """
         for value in self.call_each(hook_name, **kwargs):
             if value is not None:
                 return value
         return None
 
-    def _record_error(self, pname: str, problem: str) -> None:
+    def _trace(self, hook_name: str, pname: str, args: dict[str, Any] | None, *, result: Any = None) -> None:
+        # datasette's add_hookcall_monitoring, for our own call loops (pluggy's monitor never sees them).
+        if not os.environ.get("MOKA_TRACE_PLUGINS"):
+            return
+        if args is not None:
+            print(f"moka plugins: {pname}.{hook_name}({', '.join(f'{k}={v!r}' for k, v in args.items())})",
+                  file=sys.stderr)
+        else:
+            print(f"moka plugins: {pname}.{hook_name} -> {result!r}", file=sys.stderr)
+
+    def _record_error(self, pname: str, problem: str, *, trace: bool = True) -> None:
         info = self.infos.setdefault(pname, PluginInfo(pname, "", builtin=False))
         info.error = problem if not info.error else f"{info.error}; {problem}"
-        if os.environ.get("MOKA_TRACE_PLUGINS"):
+        if trace and os.environ.get("MOKA_TRACE_PLUGINS"):
             traceback.print_exc()
 
     def broken(self) -> list[PluginError]:
@@ -186,3 +270,10 @@ class PluginHost:
         """Every plugin: built-ins first, then installed ones by name."""
         return sorted(self.infos.values(), key=lambda i: (not i.builtin, i.name))
 
+
+
+def _missing(obj: Any, kind: type) -> list[str]:
+    """The members of Protocol ``kind`` that ``obj`` lacks, for the error message."""
+    # Annotated attributes plus methods: what a Protocol class body declares.
+    members = {*getattr(kind, "__annotations__", {}), *(n for n, v in vars(kind).items() if callable(v))}
+    return sorted(m for m in members if not m.startswith("_") and not hasattr(obj, m)) or ["?"]

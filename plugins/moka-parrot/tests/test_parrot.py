@@ -10,19 +10,19 @@ import pytest
 
 from moka_parrot import ParrotBackend, register_agent_backends
 from moka_shell.builtins.backends_openai import PRESETS, OpenAICompatBackend
-from moka_shell.core.chat.backends import (
+from moka_shell import (
     AgentEvent,
     AgentRequest,
     ChatMessage,
     Done,
     ModelTool,
+    ProviderError,
     TextDelta,
     ToolCallDelta,
     ToolCallEnd,
     ToolCallRecord,
     ToolCallStart,
 )
-from moka_shell.errors import ProviderError
 from moka_shell.testing.fake_openai import FakeOpenAIServer, ToolCall
 
 ECHO = ModelTool(name="demo__echo", description="Echo the text back",

@@ -9,8 +9,8 @@ from moka_shell.plugins import PluginHost
 
 def test_registers_theme_and_display_mode() -> None:
     host = PluginHost(load_entrypoints=False, extra=[moka_theme_matcha])
-    themes = host.collect("register_themes", "theme_id")
-    modes = host.collect("register_display_modes", "mode_id")
+    themes = host.registry("themes")
+    modes = host.registry("display_modes")
     assert themes["matcha"].obj.label == "Matcha"
     assert modes["present"].obj.wire_mode == "fullscreen"
 

@@ -14,7 +14,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from moka_shell.config import SELF_COMMAND, ServerConfig, self_command
 from moka_shell.errors import ServerError
-from moka_shell.hookspecs import hookimpl
+from moka_shell.hookspecs import RegisterTransport, hookimpl
 
 
 def resolve_command(config: ServerConfig) -> tuple[str, list[str]]:
@@ -68,7 +68,7 @@ async def _http_streams(url: str, headers: dict[str, str]) -> AsyncIterator[Any]
 
 
 @hookimpl
-def register_transports(register: Any) -> None:
+def register_transports(register: RegisterTransport) -> None:
     """Register the stdio and streamable HTTP transports."""
     register(StdioTransport())
     register(HttpTransport())

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from moka_shell.hookspecs import hookimpl
+from moka_shell import hookimpl
+from moka_shell.hookspecs import RegisterBackend
 
 from moka_anthropic.backend import AnthropicBackend, AnthropicOptions
 
@@ -13,6 +12,6 @@ __all__ = ["AnthropicBackend", "AnthropicOptions", "register_agent_backends"]
 
 
 @hookimpl
-def register_agent_backends(register: Any) -> None:
+def register_agent_backends(register: RegisterBackend) -> None:
     """Register the `anthropic` backend."""
     register(AnthropicBackend())

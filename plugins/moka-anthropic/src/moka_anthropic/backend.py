@@ -15,7 +15,7 @@ from pydantic import Field, ValidationError
 if TYPE_CHECKING:  # the SDK is imported on first use: it costs start-up time
     import anthropic
 
-from moka_shell.core.chat.backends import (
+from moka_shell import (
     AgentEvent,
     AgentRequest,
     BackendOptions,
@@ -23,13 +23,14 @@ from moka_shell.core.chat.backends import (
     ChatMessage,
     Done,
     ModelTool,
+    NeedsKeyError,
+    ProviderError,
     TextDelta,
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
     Usage,
 )
-from moka_shell.errors import NeedsKeyError, ProviderError
 
 log = logging.getLogger(__name__)
 

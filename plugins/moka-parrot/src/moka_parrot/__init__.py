@@ -11,20 +11,21 @@ from typing import Any, ClassVar
 
 from pydantic import Field, ValidationError
 
-from moka_shell.core.chat.backends import (
+from moka_shell import (
     AgentEvent,
     AgentRequest,
     BackendOptions,
     BaseBackend,
     Done,
+    ProviderError,
+    RegisterBackend,
     TextDelta,
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
     Usage,
+    hookimpl,
 )
-from moka_shell.errors import ProviderError
-from moka_shell.hookspecs import hookimpl
 
 
 class ParrotOptions(BackendOptions):
@@ -95,6 +96,6 @@ class ParrotBackend(BaseBackend):
 
 
 @hookimpl
-def register_agent_backends(register: Any) -> None:
+def register_agent_backends(register: RegisterBackend) -> None:
     """Tell Moka about the parrot."""
     register(ParrotBackend())

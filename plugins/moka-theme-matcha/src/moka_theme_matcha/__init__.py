@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from moka_shell import hookimpl
+from moka_shell import RegisterDisplayMode, RegisterTheme, WireMode, hookimpl
 
 # Only the colours differ from Moka's own theme; fonts, sizes and radii are left to the view's defaults.
 LIGHT = {
@@ -62,19 +61,19 @@ class Present:
     """A display mode: the view fills the window, as fullscreen does, under its own name."""
 
     mode_id: str = "present"
-    wire_mode: str = "fullscreen"  # what the view is told: inline, fullscreen or pip
+    wire_mode: WireMode = "fullscreen"  # what the view is told: inline, fullscreen or pip
     label: str = "Present"
     fixed_size: bool = True  # the host sets the size; the view's size reports are ignored
     opens_window: bool = False  # True would render it in its own window, like pop-out
 
 
 @hookimpl
-def register_themes(register: Any) -> None:
+def register_themes(register: RegisterTheme) -> None:
     """Add the Matcha theme."""
     register(Matcha())
 
 
 @hookimpl
-def register_display_modes(register: Any) -> None:
+def register_display_modes(register: RegisterDisplayMode) -> None:
     """Add the Present display mode."""
     register(Present())
