@@ -1,7 +1,9 @@
 """The inspector log: every message and lifecycle event, in memory and on disk.
 
-Events are kept in a bounded ring for the UI and appended to one JSONL file per day
-in the data dir for ``moka inspect``. Secrets are redacted before an event is stored.
+Events are kept in a ring bounded by count and by bytes for the UI, and appended to JSONL files
+in the data dir for ``moka inspect`` (rotated and capped: ``inspector_log``). Secrets are redacted
+before an event is stored, and a message over ``MAX_MESSAGE`` is stored as a truncated preview.
+Recording never raises: a log that can't be written is counted and reported in ``problem``.
 
 The ring keeps each event as its JSON line (made once, for the file anyway) plus the few fields
 filters look at, not as nested dicts: 100,000 events take a third less memory, the garbage
@@ -20,11 +22,15 @@ import re
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import Any, Final
+
+from moka_shell.inspector_log import DEFAULT_MAX_BYTES, LogWriter, follow_log, read_log, read_tail
+
+__all__ = ["EventFilter", "Inspector", "Page", "Chunk", "follow_log", "read_log", "read_tail", "redact"]
 
 CHANNELS = ("mcp.rpc", "ui.rpc", "agent", "server", "view")
 _SECRET_KEY = re.compile(r"(authorization|api[_-]?key|secret|password|token|cookie)", re.I)
@@ -32,6 +38,9 @@ _BEARER = re.compile(r"(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}")
 REDACTED = "[redacted]"
 PAGE = 2000  # events per page when a caller does not say
 EXPORT_CHUNK = 5000  # lines per export reply: about 2 MB of JSON, encoded on the loop in ~10 ms
+MAX_MESSAGE = 256 * 1024  # a message's JSON above this is stored as a preview plus its size
+PREVIEW = 4096
+RING_BYTES = 256 * 1024 * 1024  # the ring's lines together; the count cap alone let 50 MB events pile up
 
 
 def redact(value: Any) -> Any:
@@ -67,6 +76,20 @@ _VIEW: Final = 3
 _METHOD: Final = 4
 _LINE: Final = 5
 _BODY: Final = 6
+
+
+def _encode(message: Any) -> tuple[Any, str]:
+    """The message as stored (redacted; a preview if it is huge) and its JSON."""
+    try:
+        clean = redact(message)
+        body = json.dumps(clean, default=str)
+    except (ValueError, TypeError, RecursionError) as exc:  # logging must never fail its caller
+        clean = {"moka/unencodable": f"{type(exc).__name__}: {exc}"[:500]}
+        return clean, json.dumps(clean)
+    if len(body) > MAX_MESSAGE:
+        clean = {"moka/truncated": True, "size": len(body), "preview": body[:PREVIEW]}
+        body = json.dumps(clean)
+    return clean, body
 
 
 @dataclass
@@ -119,11 +142,15 @@ class Page:
     capacity: int  # the most the ring keeps
     newest: int  # seq of the newest event recorded (0: none yet)
     before: int | None  # pass as `before` for the next older page; None when there are no older matches
+    problem: str | None = None  # the disk log's problem, so the screen can say events are not saved
 
     def to_json(self) -> dict[str, Any]:
         """The bridge's reply shape."""
-        return {"events": self.events, "matched": self.matched, "total": self.total, "capacity": self.capacity,
-                "newest": self.newest, "before": self.before}
+        out = {"events": self.events, "matched": self.matched, "total": self.total, "capacity": self.capacity,
+               "newest": self.newest, "before": self.before}
+        if self.problem:
+            out["logProblem"] = self.problem
+        return out
 
 
 @dataclass
@@ -138,18 +165,19 @@ class Chunk:
 class Inspector:
     """A bounded in-memory ring of events plus a JSONL file per day."""
 
-    def __init__(self, folder: Path | None, *, capacity: int = 100_000) -> None:
+    def __init__(self, folder: Path | None, *, capacity: int = 100_000, ring_bytes: int = RING_BYTES,
+                 max_log_bytes: int = DEFAULT_MAX_BYTES, log_retry_after: float = 1.0) -> None:
         self.folder = folder
         self.capacity = capacity
-        self._ring: deque[_Entry] = deque(maxlen=capacity)
+        self.ring_bytes = ring_bytes
+        self._ring: deque[_Entry] = deque()
+        self._ring_size = 0  # bytes of the lines in the ring
+        self._log = LogWriter(folder, max_bytes=max_log_bytes, retry_after=log_retry_after) if folder is not None else None
         self.seq = 0
         self.servers: set[str] = set()  # every server an event named, for the screen's filter
         self._lock = threading.Lock()
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
         self._raw_listeners: list[Callable[[str], None]] = []
-        self._file: IO[str] | None = None
-        self._file_day: str | None = None
-        self._last_flush = 0.0
 
     def subscribe(self, listener: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
         """Call ``listener(event)`` for every new event; returns an unsubscribe function."""
@@ -167,8 +195,7 @@ class Inspector:
         if method is None and isinstance(message, dict):
             m = message.get("method")
             method = m if isinstance(m, str) else None
-        clean = redact(message)
-        body = json.dumps(clean, default=str)
+        clean, body = _encode(message)
         with self._lock:
             self.seq += 1
             ev: dict[str, Any] = {"seq": self.seq, "time": time.time(), "channel": channel, "direction": direction}
@@ -184,7 +211,12 @@ class Inspector:
             line = head + body + "}"
             ev["message"] = clean
             self._ring.append((self.seq, str(channel), server or None, view or None, method or None, line, len(head)))
-            self._append(ev, line)
+            self._ring_size += len(line)
+            # Seqs stay consecutive: only the oldest end is dropped (queries rely on it).
+            while len(self._ring) > self.capacity or (self._ring_size > self.ring_bytes and len(self._ring) > 1):
+                self._ring_size -= len(self._ring.popleft()[_LINE])
+            if self._log is not None:
+                self._log.write(dt.datetime.fromtimestamp(ev["time"]).strftime("%Y-%m-%d"), line)
         for raw in list(self._raw_listeners):
             try:
                 raw(line)
@@ -216,7 +248,21 @@ class Inspector:
         start = max(0, end - max(0, limit))
         chosen = hits[start:end]
         return Page(events=[json.loads(e[_LINE]) for e in chosen], matched=len(hits), total=total,
-                    capacity=self.capacity, newest=newest, before=chosen[0][_SEQ] if start > 0 and chosen else None)
+                    capacity=self.capacity, newest=newest, before=chosen[0][_SEQ] if start > 0 and chosen else None,
+                    problem=self.problem)
+
+    @property
+    def problem(self) -> str | None:
+        """Why the log on disk is not being written right now, or None."""
+        return self._log.problem if self._log is not None else None
+
+    def status(self) -> dict[str, Any]:
+        """The disk log's health: whether it is written, and how many events it lost so far."""
+        out: dict[str, Any] = {"writing": self._log is not None and self._log.problem is None,
+                               "dropped": self._log.dropped if self._log is not None else 0}
+        if self.problem:
+            out["problem"] = self.problem
+        return out
 
     def export(self, flt: EventFilter | None = None, *, after: int | None = None,
                limit: int = EXPORT_CHUNK) -> Chunk:
@@ -242,63 +288,8 @@ class Inspector:
             entries = list(self._ring) if skip == 0 else list(itertools.islice(self._ring, skip, None))
             return entries, total, self.seq
 
-    def _append(self, ev: dict[str, Any], line: str) -> None:
-        if self.folder is None:
-            return
-        day = dt.datetime.fromtimestamp(ev["time"]).strftime("%Y-%m-%d")
-        if day != self._file_day or self._file is None:
-            if self._file:
-                self._file.close()
-            self.folder.mkdir(parents=True, exist_ok=True)
-            self._file = open(self.folder / f"events-{day}.jsonl", "a", encoding="utf-8")  # noqa: SIM115
-            self._file_day = day
-        self._file.write(line + "\n")
-        # Flush at most every 0.2 s: other processes (`moka inspect --follow`) read the file.
-        now = time.monotonic()
-        if now - self._last_flush > 0.2:
-            self._file.flush()
-            self._last_flush = now
-
     def close(self) -> None:
         """Flush and close the day file."""
         with self._lock:
-            if self._file:
-                self._file.close()
-                self._file = None
-
-
-def read_log(folder: Path) -> Iterator[dict[str, Any]]:
-    """Every event stored on disk, oldest first."""
-    if not folder.exists():
-        return
-    for path in sorted(folder.glob("events-*.jsonl")):
-        yield from _read_lines(path.open(encoding="utf-8"))
-
-
-def _read_lines(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
-    for line in lines:
-        line = line.strip()
-        if not line:
-            continue
-        try:
-            yield json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a line cut by a crash mid-write
-
-
-def follow_log(folder: Path, poll: float = 0.25) -> Iterator[dict[str, Any]]:
-    """Yield events appended to today's and later files, forever."""
-    positions: dict[Path, int] = {p: p.stat().st_size for p in folder.glob("events-*.jsonl")} if folder.exists() else {}
-    while True:
-        if folder.exists():
-            for path in sorted(folder.glob("events-*.jsonl")):
-                start = positions.get(path, 0)
-                size = path.stat().st_size
-                if size > start:
-                    with path.open(encoding="utf-8") as fh:
-                        fh.seek(start)
-                        chunk = fh.read()
-                    complete, _, _rest = chunk.rpartition("\n")
-                    positions[path] = start + len(complete.encode("utf-8")) + (1 if complete else 0)
-                    yield from _read_lines(complete.splitlines())
-        time.sleep(poll)
+            if self._log is not None:
+                self._log.close()

@@ -15,7 +15,7 @@ from moka_shell.core.shell import Mode
 from moka_shell.config import ConfigFile, ServerConfig
 from moka_shell.config_import import import_config_file
 from moka_shell.errors import ServerUnavailableError, UsageError
-from moka_shell.inspector import EventFilter, follow_log, read_log
+from moka_shell.inspector import EventFilter, follow_log, read_tail
 from moka_shell.paths import Paths, resolve_paths
 
 T = TypeVar("T")
@@ -229,7 +229,8 @@ def inspect(args: argparse.Namespace) -> int:
     """Print stored inspector events, optionally following new ones."""
     folder = paths_of(args).inspector_dir
     flt = EventFilter(channel=args.channel, server=args.server)
-    events = [e for e in read_log(folder) if flt.matches(e)][-args.limit:] if args.limit else []
+    # From the end of the newest file backwards: memory is bounded by --limit, not by the log's size.
+    events = read_tail(folder, flt.matches, args.limit) if args.limit > 0 else []
     for ev in events:
         print(json.dumps(ev, default=str) if args.json else _format_event(ev))
     if args.follow:
