@@ -15,16 +15,25 @@ from moka_shell.testing import FAKE_ENDPOINTS
 from moka_shell.config import MokaConfig, ServerConfig
 from moka_shell.core.app import MokaApp
 from moka_shell.errors import ToolCallError
+from moka_shell.demo.server import build_server
 from moka_shell.paths import Paths
+from moka_shell.plugins import PluginHost
 from moka_shell.testing.fake_anthropic import FakeAnthropicServer
 from moka_shell.testing.fake_openai import Error, FakeOpenAIServer, Text, ToolCall
+from moka_shell.testing.memory import InMemoryTransport
 
 pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def demo() -> ServerConfig:
-    return ServerConfig(command="moka", args=["demo-server"])
+    # The demo server in this process: the chat is under test here, not the child process.
+    return ServerConfig(type="memory")
+
+
+def plugins() -> PluginHost:
+    """Installed plugins (moka-anthropic among them) plus the in-memory transport to the demo server."""
+    return PluginHost(extra=[InMemoryTransport(build_server).plugin()])
 
 
 async def make_app(paths: Paths, base_url: str, *, backend: str = "ollama", servers: dict[str, ServerConfig] | None = None,
@@ -33,7 +42,7 @@ async def make_app(paths: Paths, base_url: str, *, backend: str = "ollama", serv
     config.agent.backend = backend
     config.agent.model = "fake-model"
     config.agent.base_urls = {backend: base_url}
-    app = MokaApp(paths, config=config)
+    app = MokaApp(paths, config=config, plugins=plugins())
     events: list[tuple[str, Any]] = []
     app.subscribe(lambda ev, data: events.append((ev, data)))
     await app.start(endpoints=FAKE_ENDPOINTS)
@@ -210,7 +219,7 @@ async def test_model_context_goes_with_the_next_turn(paths: Paths) -> None:
 async def test_no_backend_says_how_to_add_one(paths: Paths) -> None:
     """With no backend the turn ends with the exact help; the Tool runner still works."""
     config = MokaConfig(mcpServers={"moka-demo": demo()})
-    app = MokaApp(paths, config=config)
+    app = MokaApp(paths, config=config, plugins=plugins())
     events: list[tuple[str, Any]] = []
     app.subscribe(lambda ev, data: events.append((ev, data)))
     await app.start()

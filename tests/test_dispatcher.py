@@ -1,4 +1,4 @@
-"""The view dispatcher, driven as a view would drive it, against real subprocess servers."""
+"""The view dispatcher, driven as a view would drive it, against real servers (in-process and a child)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,10 @@ from moka_shell.testing import FAKE_ENDPOINTS, RecordingShell
 from moka_shell.config import MokaConfig, ServerConfig
 from moka_shell.core.app import MokaApp
 from moka_shell.core.views.dispatcher import sanitize_filename
+from moka_shell.demo.server import build_server
 from moka_shell.paths import Paths
+from moka_shell.plugins import PluginHost
+from moka_shell.testing.memory import InMemoryTransport
 
 pytestmark = pytest.mark.anyio
 
@@ -40,9 +43,12 @@ def shell() -> RecordingShell:
 @pytest.fixture
 async def app(paths: Paths, shell: RecordingShell):  # type: ignore[no-untyped-def]
     cmd = server_script("fault_server.py")
-    config = MokaConfig(mcpServers={"moka-demo": ServerConfig(command="moka", args=["demo-server"]),
+    # moka-demo runs in this process (the dispatcher is under test, not the child); fault stays a
+    # child process: its tools block and crash.
+    config = MokaConfig(mcpServers={"moka-demo": ServerConfig(type="memory"),
                                     "fault": ServerConfig(command=cmd[0], args=cmd[1:])})
-    app = MokaApp(paths, config=config, actions=shell)
+    host = PluginHost(extra=[InMemoryTransport(build_server).plugin()])
+    app = MokaApp(paths, config=config, actions=shell, plugins=host)
     await app.start(endpoints=FAKE_ENDPOINTS)
     await app.servers.wait_ready(timeout=30)
     assert all(c.status == "ready" for c in app.servers.connections.values())
