@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from moka_shell.config import ConfigFile, ServerConfig, parse_config
+from moka_shell.core.app import MokaApp
+from moka_shell.paths import Paths
 from moka_shell.config_import import import_config_file, import_config_text
 from moka_shell.errors import ConfigError
 
@@ -116,3 +123,139 @@ def test_server_config_type_names_plugin_transport() -> None:
     assert ServerConfig(type="websocket", command="x").transport_id == "websocket"
     for spelling in ("http", "streamable-http", "streamableHttp"):
         assert ServerConfig(type=spelling, url="http://127.0.0.1:1/mcp").transport_id == "http"
+
+
+# ---- sharing the file with other writers (ux.md problem 3, reliability.md R2.3/R2.4) --------
+
+def moka_cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The real `moka` CLI in a process of its own, on this test's config file."""
+    env = {**os.environ, "MOKA_CONFIG": str(tmp_path / "config.json"), "MOKA_DATA_DIR": str(tmp_path / "data")}
+    return subprocess.run([sys.executable, "-m", "moka_shell", *args], capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+def test_a_save_keeps_what_someone_else_wrote(tmp_path: Path) -> None:
+    """A hand edit made while the file is open survives this process's next save (a theme change)."""
+    cfg_file = ConfigFile(tmp_path / "config.json")
+    edited = json.loads(cfg_file.path.read_text())
+    edited["mcpServers"]["hand-added"] = {"command": "node", "args": ["x.js"]}
+    edited["agent"]["baseUrls"] = {"openai": "http://127.0.0.1:9/v1"}
+    cfg_file.path.write_text(json.dumps(edited))
+    cfg_file.config.theme.mode = "dark"
+    change = cfg_file.save()
+    on_disk = json.loads(cfg_file.path.read_text())
+    assert on_disk["theme"]["mode"] == "dark"
+    assert on_disk["mcpServers"]["hand-added"] == {"command": "node", "args": ["x.js"]}
+    assert on_disk["agent"]["baseUrls"] == {"openai": "http://127.0.0.1:9/v1"}
+    assert change.servers == {"hand-added"} and "agent" in change.keys
+    assert "hand-added" in cfg_file.config.mcp_servers  # the running config has it too
+
+
+def test_a_save_applies_only_this_process_s_changes(tmp_path: Path) -> None:
+    """Removing one server here and another there, both removals hold; our removal does not resurrect theirs."""
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"mcpServers": {n: {"command": "node"} for n in ("a", "b", "c")}}))
+    ours = ConfigFile(path)
+    assert moka_cli(tmp_path, "servers", "remove", "b").returncode == 0
+    del ours.config.mcp_servers["a"]
+    ours.save()
+    assert set(json.loads(path.read_text())["mcpServers"]) == {"c"}
+
+
+def test_reload_picks_up_changes_and_keeps_unsaved_ones(tmp_path: Path) -> None:
+    """A cheap stat notices another writer; the config object is updated in place."""
+    cfg_file = ConfigFile(tmp_path / "config.json")
+    config = cfg_file.config
+    assert not cfg_file.changed_on_disk()
+    cfg_file.config.consent.message = "ask"  # changed here, not saved yet
+    assert moka_cli(tmp_path, "servers", "add", "cli_added", "--", "node", "y.js").returncode == 0
+    assert cfg_file.changed_on_disk()
+    change = cfg_file.reload()
+    assert change.servers == {"cli_added"} and cfg_file.config is config
+    assert config.mcp_servers["cli_added"].command == "node" and config.consent.message == "ask"
+    assert not cfg_file.changed_on_disk() and not cfg_file.reload()
+    cfg_file.save()
+    on_disk = json.loads(cfg_file.path.read_text())
+    assert "cli_added" in on_disk["mcpServers"] and on_disk["consent"]["message"] == "ask"
+
+
+def test_a_broken_file_on_disk_is_neither_loaded_nor_overwritten(tmp_path: Path) -> None:
+    """Half-way through someone's edit: reload and save refuse, the file stays as they left it."""
+    cfg_file = ConfigFile(tmp_path / "config.json")
+    cfg_file.path.write_text('{"mcpServers": {')
+    with pytest.raises(ConfigError, match="not valid JSON"):
+        cfg_file.reload()
+    cfg_file.config.theme.mode = "dark"
+    with pytest.raises(ConfigError):
+        cfg_file.save()
+    assert cfg_file.path.read_text() == '{"mcpServers": {'
+
+
+WRITER = """
+import sys
+from moka_shell.config import ConfigFile, ServerConfig
+cfg_file = ConfigFile(__import__("pathlib").Path(sys.argv[1]))
+for i in range(int(sys.argv[3])):
+    cfg_file.config.mcp_servers[f"{sys.argv[2]}{i}"] = ServerConfig(command="node")
+    cfg_file.save()
+"""
+
+
+def test_two_processes_saving_at_once_lose_nothing(tmp_path: Path) -> None:
+    """Two writers, 60 saves each at the same time: every server of both is in the file, no save failed."""
+    path = tmp_path / "config.json"
+    ConfigFile(path)
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), tag, "60"], stderr=subprocess.PIPE,
+                              text=True) for tag in ("a", "b")]
+    errors = [p.communicate(timeout=120)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], errors
+    names = set(json.loads(path.read_text())["mcpServers"])
+    assert {f"{t}{i}" for t in "ab" for i in range(60)} <= names
+    assert not list(tmp_path.glob("*.tmp")) and not list(tmp_path.glob(".*.tmp"))
+
+
+@pytest.mark.anyio
+async def test_servers_added_in_a_terminal_reach_the_running_app(tmp_path: Path) -> None:
+    """`moka servers add` while Moka runs: the app connects it, tells the UI, and a UI save keeps it."""
+    paths = Paths(tmp_path / "config.json", tmp_path / "data")
+    paths.config_file.write_text(json.dumps({"mcpServers": {"moka-demo": {"command": "moka", "args": ["demo-server"]}}}))
+    app = MokaApp(paths)
+    events: list[tuple[str, Any]] = []
+    app.subscribe(lambda name, data: events.append((name, data)))
+    await app.start(store=False)
+    try:
+        assert app.config_watch is not None
+        app.config_watch.interval = 0.2  # the 1 s default only makes the test slow
+        proc = await asyncio.to_thread(moka_cli, tmp_path, "servers", "add", "cli_added", "--", "moka", "demo-server")
+        assert proc.returncode == 0, proc.stderr
+        for _ in range(200):
+            if "cli_added" in app.servers.connections:
+                break
+            await asyncio.sleep(0.05)
+        await app.servers.wait_ready(["cli_added"], timeout=30)
+        assert app.servers.get("cli_added").status == "ready"
+        assert any(n == "servers.changed" and any(s["name"] == "cli_added" for s in d) for n, d in events)
+        app.appearance.set(mode="dark")  # a UI save
+        on_disk = json.loads(paths.config_file.read_text())
+        assert "cli_added" in on_disk["mcpServers"] and on_disk["theme"]["mode"] == "dark"
+        # Removed in the terminal: the app stops it.
+        assert (await asyncio.to_thread(moka_cli, tmp_path, "servers", "remove", "cli_added")).returncode == 0
+        for _ in range(200):
+            if "cli_added" not in app.servers.connections:
+                break
+            await asyncio.sleep(0.05)
+        assert "cli_added" not in app.servers.connections
+    finally:
+        await app.stop()
+
+
+def test_cli_add_refuses_a_taken_name_unless_replace(tmp_path: Path) -> None:
+    """A duplicate name is a clear error that leaves the file alone; --replace replaces it."""
+    assert moka_cli(tmp_path, "servers", "add", "dup", "--", "node", "a.js").returncode == 0
+    before = (tmp_path / "config.json").read_text()
+    again = moka_cli(tmp_path, "servers", "add", "dup", "--", "node", "b.js")
+    assert again.returncode == 1 and "a server named 'dup' already exists" in again.stderr
+    assert "--replace" in again.stderr and (tmp_path / "config.json").read_text() == before
+    replaced = moka_cli(tmp_path, "servers", "add", "dup", "--replace", "--", "node", "b.js")
+    assert replaced.returncode == 0 and "replaced 'dup'" in replaced.stdout
+    assert json.loads((tmp_path / "config.json").read_text())["mcpServers"]["dup"]["args"] == ["b.js"]

@@ -6,15 +6,25 @@ key path and the problem, and is never overwritten.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from moka_shell import config_merge
 from moka_shell.errors import ConfigError
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
 
 ConsentPolicy = Literal["ask", "allow", "deny"]
 HTTP_TYPES = {"http", "streamable-http", "streamablehttp", "streamable_http", "streamableHttp"}
@@ -148,33 +158,137 @@ def parse_config(text: str, path: str) -> MokaConfig:
                           hint="fix the file by hand; Moka will not overwrite a config it can't read") from exc
 
 
+@dataclass
+class ConfigChange:
+    """What a reload or a save took over from other writers of the file."""
+
+    servers: set[str] = field(default_factory=set)  # added, removed or changed server names
+    keys: set[str] = field(default_factory=set)  # other top-level keys that changed (theme, agent…)
+
+    def __bool__(self) -> bool:
+        return bool(self.servers or self.keys)
+
+
 class ConfigFile:
-    """The config on disk: loaded once, saved atomically, created on first run."""
+    """The config on disk, shared with other writers: watched, merged, saved atomically.
+
+    ``config`` is updated in place (never replaced), since the app's parts hold it. A save
+    re-reads the file and applies only the changes this process made since it last read it,
+    so what a terminal, an editor or a second Moka wrote in the meantime is kept.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._base: dict[str, Any] = {}  # the file as this process last read or wrote it
+        self._stamp: tuple[int, int, int] | None = None
         self.config = self._load()
 
     def _load(self) -> MokaConfig:
-        if not self.path.exists():
-            cfg = default_config()
-            self._write(cfg)
-            return cfg
+        with self._locked():
+            if not self.path.exists():
+                cfg = default_config()
+                self._write(cfg.to_json())
+                return cfg
+            cfg, self._stamp = self._read()
+        self._base = cfg.to_json()
+        return cfg
+
+    def changed_on_disk(self) -> bool:
+        """Whether someone else wrote the file since this process last read or wrote it (a cheap stat)."""
+        return _stamp_of(self.path) != self._stamp
+
+    def reload(self) -> ConfigChange:
+        """Take over what others wrote, keeping this process's unsaved changes on top."""
+        with self._locked():
+            if not self.changed_on_disk():
+                return ConfigChange()
+            disk, self._stamp = self._read()
+        return self._merge(disk.to_json(), write=False)
+
+    def save(self) -> ConfigChange:
+        """Write this process's changes over the file's current content (re-read first)."""
+        with self._locked():
+            if self.changed_on_disk() and self.path.exists():
+                disk, self._stamp = self._read()
+                return self._merge(disk.to_json(), write=True)
+            return self._merge(self._base, write=True)
+
+    def _merge(self, disk: dict[str, Any], *, write: bool) -> ConfigChange:
+        before = self.config.to_json()
+        merged_json = config_merge.apply(disk, config_merge.diff(self._base, before))
+        try:
+            merged = MokaConfig.model_validate(merged_json)
+        except ValidationError:
+            # Our change and theirs don't fit together (rare: both edited one entry's parts);
+            # ours wins as a whole rather than writing a file that can't be loaded.
+            merged = MokaConfig.model_validate(before)
+        after = merged.to_json()
+        if write:
+            self._write(after)
+            self._base = after
+        else:
+            self._base = disk
+        for name in MokaConfig.model_fields:
+            setattr(self.config, name, getattr(merged, name))
+        extra = self.config.__pydantic_extra__
+        if extra is not None:
+            extra.clear()
+            extra.update(merged.__pydantic_extra__ or {})
+        return ConfigChange(servers=config_merge.changed_servers(before, after),
+                            keys={k for k in before.keys() | after.keys()
+                                  if k != "mcpServers" and before.get(k) != after.get(k)})
+
+    def _read(self) -> tuple[MokaConfig, tuple[int, int, int] | None]:
+        stamp = _stamp_of(self.path)
         try:
             text = self.path.read_text(encoding="utf-8")
         except OSError as exc:
             raise ConfigError(str(self.path), f"can't be read: {exc.strerror}") from exc
-        return parse_config(text, str(self.path))
+        return parse_config(text, str(self.path)), stamp
 
-    def save(self) -> None:
-        """Write the current config (only ever called after a successful load)."""
-        self._write(self.config)
-
-    def _write(self, cfg: MokaConfig) -> None:
+    def _write(self, data: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(cfg.to_json(), indent=2) + "\n", encoding="utf-8")
-        os.replace(tmp, self.path)
+        # A temp file of our own: two writers sharing one temp name replaced each other's.
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(json.dumps(data, indent=2) + "\n")
+                fh.flush()
+                st = os.fstat(fh.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        # The temp file's identity becomes the file's: a later write by anyone changes it.
+        self._stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+        self._base = data
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Hold the config's lock file across read-merge-write, so writers take turns."""
+        try:
+            fh = open(self.path.with_name(f".{self.path.name}.lock"), "a")  # noqa: SIM115 (held below)
+        except OSError:
+            fh = None  # a read-only or missing directory: nobody can write there, so nobody races us
+        # Windows has no flock: os.replace is still atomic there; only a same-moment save can be lost.
+        if fh is None or fcntl is None:
+            yield
+            return
+        with fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _stamp_of(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
 
 
 def self_command() -> list[str]:

@@ -96,6 +96,14 @@ class UnknownServerError(ServerError, KeyError):
         return MokaError.__str__(self)
 
 
+class ServerExistsError(ServerError):
+    """Adding a server under a name that is taken, without saying to replace it."""
+
+    def __init__(self, name: str, *, hint: str) -> None:
+        super().__init__(f"a server named {name!r} already exists", hint=hint)
+        self.name = name
+
+
 class ServerUnavailableError(ServerError):
     """The server is not connected right now."""
 

@@ -8,7 +8,10 @@ from typing import TYPE_CHECKING, Any
 from moka_shell.bridge.params import Params, opt_dict, opt_str, req_str
 from moka_shell.config import ServerConfig
 from moka_shell.config_import import import_config_file, import_config_text
-from moka_shell.errors import InvalidParamsError
+from moka_shell.errors import InvalidParamsError, ServerExistsError
+
+# The fields the Add/Edit dialog shows; replacing a server keeps the others.
+EDITABLE = {"command", "args", "env", "cwd", "url", "headers", "type"}
 
 if TYPE_CHECKING:
     from moka_shell.core.app import MokaApp
@@ -31,11 +34,19 @@ class ServerMethods:
         return self.app.servers.infos()
 
     async def add(self, p: Params) -> dict[str, Any]:
-        """Add (or replace) a server and connect it."""
+        """Add a server and connect it; a taken name is refused unless ``replace`` is true."""
         name = req_str(p, "name").strip()
         if not name:
             raise InvalidParamsError("a server needs a name")
         cfg = ServerConfig.model_validate(opt_dict(p, "config"))
+        taken = name in self.app.config.mcp_servers or name in self.app.servers.connections
+        if taken and p.get("replace") is not True:
+            raise ServerExistsError(name, hint="choose another name, or confirm that it should be replaced")
+        if taken:
+            # An edit keeps what the dialog doesn't show (disabled, timeout, allowUnsafeEval…).
+            old = self.app.config.mcp_servers.get(name)
+            kept = {k: v for k, v in (old.to_json() if old else {}).items() if k not in EDITABLE}
+            cfg = ServerConfig.model_validate({**kept, **cfg.to_json()})
         self.app.config.mcp_servers[name] = cfg
         self.app.save_config()
         return (await self.app.servers.add(name, cfg)).info()

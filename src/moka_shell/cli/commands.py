@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 from moka_shell.core.shell import Mode
 from moka_shell.config import ConfigFile, ServerConfig
 from moka_shell.config_import import import_config_file
-from moka_shell.errors import ServerUnavailableError, UsageError
+from moka_shell.errors import ServerExistsError, ServerUnavailableError, UsageError
 from moka_shell.inspector import EventFilter, follow_log, read_tail
 from moka_shell.paths import Paths, resolve_paths
 
@@ -111,10 +111,14 @@ def servers_add(args: argparse.Namespace) -> int:
         data["cwd"] = args.cwd
     if args.type:
         data["type"] = args.type
+    cfg = ServerConfig.model_validate(data)
     cfg_file = ConfigFile(paths_of(args).config_file)
-    cfg_file.config.mcp_servers[args.name] = ServerConfig.model_validate(data)
+    replacing = args.name in cfg_file.config.mcp_servers
+    if replacing and not args.replace:
+        raise ServerExistsError(args.name, hint="pass --replace to replace it, or pick another name")
+    cfg_file.config.mcp_servers[args.name] = cfg
     cfg_file.save()
-    print(f"added {args.name!r} to {cfg_file.path}")
+    print(f"replaced {args.name!r} in {cfg_file.path}" if replacing else f"added {args.name!r} to {cfg_file.path}")
     return 0
 
 

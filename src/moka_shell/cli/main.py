@@ -56,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     sa.add_argument("--env", action="append", default=[], metavar="K=V", help="environment variable (repeatable)")
     sa.add_argument("--cwd")
     sa.add_argument("--type", help="a plugin transport id")
+    sa.add_argument("--replace", action="store_true", help="replace a server of the same name")
     sa.set_defaults(func=commands.servers_add, argv=[])
     sr = ssub.add_parser("remove", help="remove a server")
     sr.add_argument("name")

@@ -17,6 +17,7 @@ from moka_shell.core.chat.backends import AgentBackend
 from moka_shell.core.chat.engine import ChatEngine
 from moka_shell.core.chat.sampling import ServerSampling
 from moka_shell.core.chat.store import Store
+from moka_shell.core.config_watch import ConfigWatch
 from moka_shell.core.consent import Consent
 from moka_shell.core.mcp.servers import ServerManager
 from moka_shell.core.mcp.transport import Transport
@@ -66,6 +67,10 @@ class MokaApp:
             actions=actions or EventShellActions(self.emit), mode=mode, handshake_timeout=handshake_timeout)
         self.store: Store | None = None
         self.chat: ChatEngine | None = None
+        self.config_watch: ConfigWatch | None = None
+        if self.config_file is not None:
+            self.config_watch = ConfigWatch(self.config_file, self.servers, self.emit,
+                                            lambda: self._theme_changed(self.appearance.current()))
 
     # ---- events ------------------------------------------------------------------------------
 
@@ -116,11 +121,15 @@ class MokaApp:
             self.servers.sampler = ServerSampling(self.chat, self.consent.ask, self.inspector)
         self.problems = self.servers.load(wanted)
         self.servers.start_all()
+        if servers is None and self.config_watch is not None:
+            self.config_watch.start()  # a run limited to some servers (moka check) ignores the rest
         self.plugins.call_each("moka_startup", app=self)
 
     async def stop(self) -> None:
         """Tear down views, stop servers, flush the inspector."""
         self.plugins.call_each("moka_shutdown", app=self)
+        if self.config_watch is not None:
+            await self.config_watch.stop()
         try:
             await asyncio.wait_for(self.view_host.close_all(), timeout=5)
         except asyncio.TimeoutError:
@@ -132,6 +141,6 @@ class MokaApp:
 
     def save_config(self) -> None:
         """Persist config changes made through the UI or CLI."""
-        if self.config_file is not None:
-            self.config_file.config = self.config
-            self.config_file.save()
+        if self.config_file is not None and self.config_watch is not None:
+            # The save merges what others wrote since our last read; bring that in too.
+            self.config_watch.apply(self.config_file.save())

@@ -372,7 +372,7 @@ class ServerConnection:
         """The server as the UI and CLI show it."""
         out: dict[str, Any] = {"name": self.name, "status": self.status, "transport": self.config.transport_id,
                                "toolCount": len(self.tools), "stderr": list(self.stderr)[-50:],
-                               "generation": self.generation}
+                               "generation": self.generation, "config": self.config.to_json()}
         if self.error:
             out["error"] = self.error
         if self.protocol_version:
