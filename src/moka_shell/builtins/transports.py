@@ -44,7 +44,13 @@ class StdioTransport:
         if config.command == SELF_COMMAND:
             # The child must import the same moka_shell, wherever it was loaded from.
             env.setdefault("PYTHONPATH", os.environ.get("PYTHONPATH", ""))
-        params = StdioServerParameters(command=command, args=args, env=env or None, cwd=config.cwd)
+        if config.cwd and not os.path.isdir(config.cwd):
+            # Else the child's FileNotFoundError reads as "command not found" (finding R1.24).
+            raise ServerError(f"the server's working directory does not exist: {config.cwd!r}",
+                              hint="fix or remove the server's 'cwd'")
+        # "replace": one invalid UTF-8 byte on stdout must cost one garbled line, not the connection (R1.6).
+        params = StdioServerParameters(command=command, args=args, env=env or None, cwd=config.cwd,
+                                       encoding_error_handler="replace")
         return stdio_client(params, errlog=errlog)
 
 

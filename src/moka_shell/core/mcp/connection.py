@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
+import logging
 import os
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -26,7 +27,8 @@ from moka_shell import __version__
 from moka_shell.config import ServerConfig
 from moka_shell.core.mcp.catalog import APP_MIME, ToolEntry, UiResource, cap_result, mime_is_app, tool_entry
 from moka_shell.core.mcp.logging_transport import LoggingTransport
-from moka_shell.core.mcp.sdk import describe_exception, dump
+from moka_shell.core.mcp.sdk import describe_exception, dump, quiet_sdk_logs
+from moka_shell.core.mcp.stderr import INFO_LINES, StderrTail, pump
 from moka_shell.core.mcp.transport import Transport
 from moka_shell.errors import MokaError, to_jsonrpc, ServerUnavailableError, ToolCallError, UnknownToolError
 from moka_shell.inspector import Inspector
@@ -36,6 +38,10 @@ UI_EXTENSION = advertise("io.modelcontextprotocol/ui", {"mimeTypes": [APP_MIME]}
 DEFAULT_CONNECT_TIMEOUT = 20.0
 CALL_TIMEOUT = 300.0
 BACKOFF = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
+HEALTHY_SECONDS = 60.0  # a session ready this long was healthy: the next retry starts from the shortest delay
+LIST_CHANGED_DEBOUNCE = 0.25  # a burst of list_changed notifications within this makes one refresh
+log = logging.getLogger("moka.servers")
+quiet_sdk_logs()
 
 
 class ServerConnection:
@@ -51,10 +57,11 @@ class ServerConnection:
         self.connect_timeout = connect_timeout or config.timeout or DEFAULT_CONNECT_TIMEOUT
         self.status: Status = "disabled" if config.disabled else "stopped"
         self.error: str | None = None
-        self.stderr: deque[str] = deque(maxlen=200)
+        self.stderr = StderrTail()
         self.tools: dict[str, ToolEntry] = {}
         self.listing_meta: dict[str, dict[str, Any]] = {}
         self.ui_cache: dict[str, UiResource] = {}
+        self._listing_keys: dict[str, str] = {}  # uri -> its resources/list entry as JSON, to see what changed
         self.client: Client | None = None
         self.protocol_version: str | None = None
         self.server_info: dict[str, Any] | None = None
@@ -65,6 +72,9 @@ class ServerConnection:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._list_changed_task: asyncio.Task[None] | None = None
+        self._refresh_task: asyncio.Task[None] | None = None
+        self._refresh_wanted = False
+        self._ready_since: float | None = None
         # Set by MokaApp: answers sampling/createMessage from this server (after consent).
         self.sampler: Callable[[str, dict[str, Any]], Any] | None = None
 
@@ -110,24 +120,37 @@ class ServerConnection:
     def _set(self, status: Status, error: str | None = None) -> None:
         self.status = status
         self.error = error
-        self.inspector.record("server", {"status": status, "error": error, "generation": self.generation},
-                              server=self.name, method=f"status/{status}")
-        self.on_change(self)
+        # Neither the log nor a listener may stop the supervisor that called us (finding R2.6).
+        try:
+            self.inspector.record("server", {"status": status, "error": error, "generation": self.generation},
+                                  server=self.name, method=f"status/{status}")
+            self.on_change(self)
+        except Exception:
+            log.exception("reporting %r's status %s failed", self.name, status)
 
     async def _supervise(self) -> None:
         failures = 0
+        last_error: str | None = None
         while not self._stop.is_set():
             self.generation += 1
             self._connecting = True
-            self._set("connecting")
-            error = await self._connect_once()
+            # The last failure stays visible while the next attempt runs (finding R1.3).
+            self._set("connecting", f"{last_error} (connecting again)" if last_error else None)
+            self._ready_since = None
+            try:
+                error = await self._connect_once()
+            except Exception as exc:  # a bug here must not end the retries
+                log.exception("connecting %r failed unexpectedly", self.name)
+                error = describe_exception(exc)
             self._connecting = False
             self.client = None
             if self._stop.is_set():
                 break
-            failures = failures + 1 if error else 0
+            healthy = self._ready_since is not None and time.monotonic() - self._ready_since >= HEALTHY_SECONDS
+            failures = 0 if healthy else failures + 1
             delay = BACKOFF[min(failures, len(BACKOFF) - 1)]
-            self._set("failed", (error or "the connection closed") + f" (retrying in {delay:g} s)")
+            last_error = error or "the connection closed"
+            self._set("failed", last_error + f" (retrying in {delay:g} s)")
             self._wake.clear()
             try:
                 await asyncio.wait_for(self._wake.wait(), timeout=delay)
@@ -139,7 +162,7 @@ class ServerConnection:
         self._dead.clear()
         read_fd, write_fd = os.pipe()
         errlog = os.fdopen(write_fd, "w", buffering=1, encoding="utf-8", errors="replace")
-        reader = threading.Thread(target=self._pump_stderr, args=(read_fd,), daemon=True)
+        reader = threading.Thread(target=self._pump_stderr, args=(read_fd,), daemon=True, name=f"stderr:{self.name}")
         reader.start()
         timed_out = False
         try:
@@ -157,9 +180,10 @@ class ServerConnection:
                     self.protocol_version = client.protocol_version
                     info = client.server_info
                     self.server_info = dump(info) if info is not None else None
-                    await self._refresh(client)
+                    await self._refresh(client, keep_cache=False)
                     scope.deadline = float("inf")
                     self._set("ready")
+                    self._ready_since = time.monotonic()
                     self._start_listening(client)
                     await self._park()
             timed_out = scope.cancelled_caught
@@ -178,14 +202,16 @@ class ServerConnection:
         finally:
             if not errlog.closed:
                 errlog.close()
-            if self._list_changed_task:
-                self._list_changed_task.cancel()
+            for task in (self._list_changed_task, self._refresh_task):
+                if task:
+                    task.cancel()
         if timed_out:
             return self._with_stderr(f"did not finish connecting within {self.connect_timeout:g} s")
-        return None if self._stop.is_set() else "the connection closed"
+        # Why it closed is often the server's last words (finding R1.9).
+        return None if self._stop.is_set() else self._with_stderr("the connection closed")
 
     def _with_stderr(self, message: str) -> str:
-        last = [line for line in list(self.stderr)[-3:] if line.strip()]
+        last = [line[:300] for line in self.stderr.last(3) if line.strip()]
         return message + (f" — stderr: {' | '.join(last)}" if last else "")
 
     async def _park(self) -> None:
@@ -198,13 +224,17 @@ class ServerConnection:
 
     def _pump_stderr(self, fd: int) -> None:
         loop = self._loop
-        with os.fdopen(fd, "r", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                line = line.rstrip("\n")
-                self.stderr.append(line)
-                if loop is not None and not loop.is_closed():
+
+        def on_line(line: str) -> None:
+            self.stderr.append(line)
+            if loop is not None and not loop.is_closed():
+                try:
                     loop.call_soon_threadsafe(functools.partial(self.inspector.record, "server", {"stderr": line},
                                                                 server=self.name, method="stderr"))
+                except RuntimeError:  # the loop closed meanwhile (shutdown)
+                    pass
+
+        pump(fd, on_line)
         # EOF: the child exited (or closed stderr). Wake the supervisor.
         if loop is not None and not loop.is_closed() and self.config.transport_id == "stdio":
             try:
@@ -218,19 +248,29 @@ class ServerConnection:
 
     # ---- catalogue ---------------------------------------------------------------------------
 
-    async def _refresh(self, client: Client) -> None:
+    async def _refresh(self, client: Client, *, keep_cache: bool) -> None:
+        """List tools and resources, and read the UI resources (with ``keep_cache``: only changed ones)."""
         tools = await client.list_tools(cache_mode="refresh")
         self.tools = {t.name: tool_entry(self.name, t) for t in tools.tools}
         self.listing_meta = {}
+        keys: dict[str, str] = {}
         if client.server_capabilities is None or client.server_capabilities.resources is not None:
             try:
                 res = await client.list_resources(cache_mode="refresh")
                 self.listing_meta = {str(r.uri): dict(r.meta or {}) for r in res.resources}
+                keys = {str(r.uri): json.dumps(dump(r), sort_keys=True, default=str) for r in res.resources}
             except (MCPError, pydantic.ValidationError):
                 self.listing_meta = {}
-        self.ui_cache = {}
+        old, old_keys = (self.ui_cache, self._listing_keys) if keep_cache else ({}, {})
+        cache: dict[str, UiResource] = {}
         for uri in sorted({t.resource_uri for t in self.tools.values() if t.resource_uri}):
-            self.ui_cache[uri] = await self._fetch_ui(client, uri)
+            kept = old.get(uri)
+            # Re-read only what is new, failed before, or whose list entry changed (finding R1.12).
+            if kept is not None and kept.error is None and old_keys.get(uri) == keys.get(uri):
+                cache[uri] = kept
+            else:
+                cache[uri] = await self._fetch_ui(client, uri)
+        self.ui_cache, self._listing_keys = cache, keys
 
     async def _fetch_ui(self, client: Client, uri: str) -> UiResource:
         try:
@@ -272,10 +312,32 @@ class ServerConnection:
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, types.ServerNotification):
             message = message.root if hasattr(message, "root") else message
-        if isinstance(message, (types.ToolListChangedNotification, types.ResourceListChangedNotification)) \
-                and self.client is not None:
-            await self._refresh(self.client)
-            self.on_change(self)
+        if isinstance(message, (types.ToolListChangedNotification, types.ResourceListChangedNotification)):
+            self._schedule_refresh()
+
+    def _schedule_refresh(self) -> None:
+        """Refresh the catalogue soon: a burst of list_changed notifications makes one refresh."""
+        self._refresh_wanted = True
+        if self.client is not None and (self._refresh_task is None or self._refresh_task.done()):
+            self._refresh_task = asyncio.get_running_loop().create_task(self._refresh_soon())
+
+    async def _refresh_soon(self) -> None:
+        while self._refresh_wanted:
+            await asyncio.sleep(LIST_CHANGED_DEBOUNCE)
+            self._refresh_wanted = False  # notifications from here on ask for one more round
+            client = self.client
+            if client is None:
+                return
+            try:
+                await self._refresh(client, keep_cache=True)
+            except Exception as exc:  # the supervisor notices a dead connection; keep the old catalogue
+                self.inspector.record("server", {"error": f"refresh failed: {describe_exception(exc)}"},
+                                      server=self.name, method="refresh/error")
+                return
+            try:
+                self.on_change(self)
+            except Exception:
+                log.exception("reporting %r's new catalogue failed", self.name)
 
     async def _on_sampling(self, context: Any, params: Any) -> Any:
         """A server asks the model for a message: the person decides, then the current backend answers."""
@@ -297,8 +359,7 @@ class ServerConnection:
             try:
                 async with client.listen(tools_list_changed=True, resources_list_changed=True) as sub:
                     async for _event in sub:
-                        await self._refresh(client)
-                        self.on_change(self)
+                        self._schedule_refresh()
             except Exception:  # listening is best effort; the connection itself is supervised
                 return
 
@@ -371,7 +432,7 @@ class ServerConnection:
     def info(self) -> dict[str, Any]:
         """The server as the UI and CLI show it."""
         out: dict[str, Any] = {"name": self.name, "status": self.status, "transport": self.config.transport_id,
-                               "toolCount": len(self.tools), "stderr": list(self.stderr)[-50:],
+                               "toolCount": len(self.tools), "stderr": self.stderr.last(INFO_LINES),
                                "generation": self.generation, "config": self.config.to_json()}
         if self.error:
             out["error"] = self.error

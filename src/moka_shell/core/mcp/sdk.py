@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from pydantic import BaseModel
+
+_PARSE_FAILURE = "Failed to parse JSONRPC message"
+
+
+class _NoParseTracebacks(logging.Filter):
+    """Drops the SDK's traceback per unparsable stdout line: the inspector records each as transport/error."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(_PARSE_FAILURE)
+
+
+def quiet_sdk_logs() -> None:
+    """Keep the SDK's per-line parse tracebacks out of Moka's stderr (finding R1.4); idempotent."""
+    logger = logging.getLogger("mcp.client.stdio")
+    if not any(isinstance(f, _NoParseTracebacks) for f in logger.filters):
+        logger.addFilter(_NoParseTracebacks())
 
 
 def dump(obj: Any) -> Any:
