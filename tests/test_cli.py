@@ -94,6 +94,30 @@ def test_chat_one_turn_headless(tmp_path: Path) -> None:
     assert no_backend.returncode == 2 and "unknown backend 'nope'" in no_backend.stderr
 
 
+def test_chat_never_waits_for_a_person(tmp_path: Path) -> None:
+    """`moka chat`: a call that needs approval, and sampling consent, fail at once with what to change."""
+    servers = Path(__file__).parent / "servers"
+    marker = tmp_path / "deleted.txt"
+    with FakeOpenAIServer() as srv:
+        (tmp_path / "config.json").write_text(json.dumps({
+            "mcpServers": {"b": {"command": sys.executable, "args": [str(servers / "approval_server.py"), str(marker)]},
+                           "fault": {"command": sys.executable, "args": [str(servers / "fault_server.py")]}},
+            "agent": {"backend": "ollama", "model": "m", "baseUrls": {"ollama": srv.base_url}}}))
+        srv.tool_then_reply("delete_all", {}, "I was not allowed.")
+        refused = moka(tmp_path, "chat", "wipe it", timeout=60)
+        srv.tool_then_reply("ask_model", {"question": "why?"}, "No model for you.")
+        sampled = moka(tmp_path, "chat", "--approve", "all", "ask it", timeout=60)
+        srv.tool_then_reply("delete_all", {"reason": "asked"}, "Deleted.")
+        allowed = moka(tmp_path, "chat", "--approve", "all", "wipe it", timeout=60)
+    assert refused.returncode == 1 and "tool call: b/delete_all {} [denied]" in refused.stdout
+    assert "--approve all" in refused.stdout and "assistant: I was not allowed." in refused.stdout
+    assert sampled.returncode == 1 and "asked to use the model (sampling)" in sampled.stdout
+    assert '"sampling": "allow"' in sampled.stdout
+    assert allowed.returncode == 0 and "[done]" in allowed.stdout and marker.read_text() == "deleted: asked"
+    bad = moka(tmp_path, "chat", "--approve", "maybe", "hi")
+    assert bad.returncode == 2 and "--approve" in bad.stderr
+
+
 def test_no_display_falls_back_to_browser_mode_with_a_token(tmp_path: Path) -> None:
     """`moka` with no display says so in one line, serves the UI, and the API refuses a wrong token."""
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}

@@ -106,6 +106,29 @@ class ConsentSettings(BaseModel):
     sampling: ConsentPolicy = "ask"
 
 
+ToolChoice = Literal["ask", "allow", "deny"]
+ApprovalMode = Literal["ask", "read-only", "all"]
+
+
+class ServerApproval(BaseModel):
+    """The person's standing choices for one server's tools (core/chat/approval.py applies them)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    default: ToolChoice | None = None  # every tool of the server; None: decided by the tool's annotations
+    tools: dict[str, ToolChoice] = Field(default_factory=dict)
+
+
+class ApprovalSettings(BaseModel):
+    """When a tool call the model makes may run without asking the person."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # "read-only": tools annotated readOnlyHint run without asking; "ask": every call asks; "all": none ask.
+    mode: ApprovalMode = "read-only"
+    servers: dict[str, ServerApproval] = Field(default_factory=dict)
+
+
 class MokaConfig(BaseModel):
     """The whole config file."""
 
@@ -115,6 +138,7 @@ class MokaConfig(BaseModel):
     agent: AgentSettings = Field(default_factory=AgentSettings)
     theme: ThemeSettings = Field(default_factory=ThemeSettings)
     consent: ConsentSettings = Field(default_factory=ConsentSettings)
+    approval: ApprovalSettings = Field(default_factory=ApprovalSettings)
 
     def to_json(self) -> dict[str, Any]:
         """The config as written to disk (aliases, no empty noise)."""

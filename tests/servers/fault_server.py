@@ -10,7 +10,7 @@ from typing import Annotated
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.resolve import Resolve, Sample
-from mcp_types import CreateMessageResult, SamplingMessage, TextContent
+from mcp_types import CreateMessageResult, SamplingMessage, TextContent, ToolAnnotations
 
 server = MCPServer("fault-server")
 
@@ -34,7 +34,7 @@ def die() -> str:
     os._exit(3)
 
 
-@server.tool(meta={"ui": {"resourceUri": "ui://fault/view"}})
+@server.tool(meta={"ui": {"resourceUri": "ui://fault/view"}}, annotations=ToolAnnotations(read_only_hint=True))
 def with_view() -> str:
     """A tool with a trivial view, so tests can act as that view."""
     return "view tool"

@@ -7,7 +7,7 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
-from moka_shell.bridge.params import Params, opt_str, req_str
+from moka_shell.bridge.params import Params, opt_dict, opt_str, req_str
 from moka_shell.core.chat.engine import ChatEngine
 from moka_shell.errors import BridgeError, InvalidParamsError
 
@@ -37,7 +37,8 @@ class ChatMethods:
 
     def methods(self) -> dict[str, Any]:
         """Method name → coroutine function."""
-        return {"chat.send": self.send, "chat.stop": self.stop, "conversations.list": self.list_,
+        return {"chat.send": self.send, "chat.stop": self.stop, "chat.approve": self.approve,
+                "chat.approvals": self.approvals, "conversations.list": self.list_,
                 "conversations.get": self.get, "conversations.rename": self.rename,
                 "conversations.delete": self.delete, "conversations.export": self.export}
 
@@ -57,6 +58,17 @@ class ChatMethods:
         """Stop the running turn."""
         self._engine().stop(req_str(p, "conversationId"))
         return {}
+
+    async def approve(self, p: Params) -> dict[str, Any]:
+        """The person's answer to a tool call waiting for approval: once, always, or deny."""
+        decision = req_str(p, "decision")
+        arguments = opt_dict(p, "arguments") if p.get("arguments") is not None else None
+        self._engine().approvals.answer(req_str(p, "callId"), decision, arguments)  # type: ignore[arg-type]
+        return {}
+
+    async def approvals(self, p: Params) -> list[dict[str, Any]]:
+        """Tool calls waiting for the person now (a page that reconnects shows their cards again)."""
+        return self._engine().approvals.pending()
 
     async def list_(self, p: Params) -> list[dict[str, Any]]:
         """Conversations, newest first, optionally searched."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from moka_shell.bridge.params import Params, req_str
+from moka_shell.bridge.params import Params, opt_str, req_str
 from moka_shell.core.chat.keys import delete_key, has_key, store_key
 from moka_shell.errors import InvalidParamsError
 
@@ -15,7 +15,9 @@ SETTABLE = {
     "agent.backend", "agent.model", "agent.options", "agent.systemPrompt", "agent.maxSteps", "agent.baseUrls",
     "theme.themeId", "theme.mode",
     "consent.open_link", "consent.message", "consent.download", "consent.sampling",
+    "approval.mode", "approval.servers",
 }
+CHOICES = ("allow", "ask", "deny")
 
 
 class SettingsMethods:
@@ -27,7 +29,7 @@ class SettingsMethods:
     def methods(self) -> dict[str, Any]:
         """Method name → coroutine function."""
         return {"settings.get": self.get, "settings.set": self.set, "keys.set": self.keys_set,
-                "keys.delete": self.keys_delete}
+                "keys.delete": self.keys_delete, "approval.set": self.approval_set}
 
     async def get(self, p: Params) -> dict[str, Any]:
         """Every setting, the backends (with key state and which local servers answer), themes, modes."""
@@ -42,6 +44,7 @@ class SettingsMethods:
         out: dict[str, Any] = {
             "agent": cfg.agent.model_dump(by_alias=True, exclude_none=True),
             "theme": cfg.theme.model_dump(by_alias=True), "consent": cfg.consent.model_dump(),
+            "approval": cfg.approval.model_dump(),
             "backends": backends, "themes": [{"id": t, "label": r.obj.label} for t, r in app.themes.items()],
             "displayModes": [{"id": m, "label": r.obj.label, "wireMode": r.obj.wire_mode}
                              for m, r in app.display_modes.items()],
@@ -68,6 +71,14 @@ class SettingsMethods:
         self.app.save_config()
         if section == "theme":
             self.app.appearance.set()
+        return await self.get({"detect": False})
+
+    async def approval_set(self, p: Params) -> dict[str, Any]:
+        """Save (or clear, with choice null) the standing choice for one tool, or for all of a server's."""
+        choice = p.get("choice")
+        if choice is not None and choice not in CHOICES:
+            raise InvalidParamsError(f"'choice' must be one of {list(CHOICES)} or null, not {choice!r}")
+        self.app.approvals.remember(req_str(p, "server"), opt_str(p, "tool"), choice)
         return await self.get({"detect": False})
 
     async def keys_set(self, p: Params) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from moka_shell.config import ApprovalMode
 from moka_shell.core.app import MokaApp
 from moka_shell.core.chat.history import content_text
 from moka_shell.errors import UsageError
@@ -12,9 +13,9 @@ from moka_shell.paths import Paths
 
 
 async def run_chat_turn(paths: Paths, message: str, *, backend: str | None, model: str | None,
-                        conversation: str | None) -> tuple[dict[str, Any], bool]:
-    """Run one turn; returns (transcript, ok)."""
-    app = MokaApp(paths, mode="headless")
+                        conversation: str | None, approve: ApprovalMode = "read-only") -> tuple[dict[str, Any], bool]:
+    """Run one turn; returns (transcript, ok). Nothing waits for a person: what needs one fails at once."""
+    app = MokaApp(paths, mode="headless", interactive=False, approve=approve)
     events: list[tuple[str, Any]] = []
     app.subscribe(lambda ev, data: events.append((ev, data)))
     await app.start()
@@ -30,6 +31,7 @@ async def run_chat_turn(paths: Paths, message: str, *, backend: str | None, mode
         cid = app.chat.start_turn(conversation, message, backend=backend, model=model)
         await app.chat.wait(cid)
         messages = app.store.messages(cid)
+        unanswered = list(app.approvals.unanswered)
     finally:
         await app.stop()
     errors = [d for e, d in events if e == "chat.error"]
@@ -48,5 +50,7 @@ async def run_chat_turn(paths: Paths, message: str, *, backend: str | None, mode
                 lines.append(f"  error: {c['error']}")
         if m.get("error"):
             lines.append(f"error: {m['error']}")
-    transcript = {"conversationId": cid, "messages": messages[turn_start:], "errors": errors, "lines": lines}
-    return transcript, not errors
+    lines += [f"not allowed: {text}" for text in unanswered]
+    transcript = {"conversationId": cid, "messages": messages[turn_start:], "errors": errors, "lines": lines,
+                  "unanswered": unanswered}
+    return transcript, not errors and not unanswered

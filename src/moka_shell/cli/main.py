@@ -92,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     ch.add_argument("--backend")
     ch.add_argument("--model")
     ch.add_argument("--conversation", help="continue this conversation id")
+    ch.add_argument("--approve", choices=["ask", "read-only", "all"], default="read-only",
+                    help="which tool calls may run with nobody to approve them (default: read-only tools); "
+                         "a call that needs approval fails at once")
     ch.add_argument("--json", action="store_true")
     ch.set_defaults(func=run.chat)
 

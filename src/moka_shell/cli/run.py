@@ -56,7 +56,8 @@ def chat(args: argparse.Namespace) -> int:
     from moka_shell.cli.chat import run_chat_turn
 
     transcript, ok = asyncio.run(run_chat_turn(paths_of(args), args.message, backend=args.backend,
-                                               model=args.model, conversation=args.conversation))
+                                               model=args.model, conversation=args.conversation,
+                                               approve=args.approve))
     if args.json:
         print(json.dumps(transcript, indent=2, default=str))
     else:

@@ -12,7 +12,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from moka_shell.config import ConfigFile, MokaConfig
+from moka_shell.config import ApprovalMode, ConfigFile, MokaConfig
+from moka_shell.core.chat.approval import Approvals
 from moka_shell.core.chat.backends import AgentBackend
 from moka_shell.core.chat.engine import ChatEngine
 from moka_shell.core.chat.sampling import ServerSampling
@@ -39,7 +40,8 @@ class MokaApp:
 
     def __init__(self, paths: Paths, *, plugins: PluginHost | None = None, config: MokaConfig | None = None,
                  mode: Mode = "headless", connect_timeout: float | None = None,
-                 actions: ShellActions | None = None, handshake_timeout: float = HANDSHAKE_TIMEOUT) -> None:
+                 actions: ShellActions | None = None, handshake_timeout: float = HANDSHAKE_TIMEOUT,
+                 interactive: bool = True, approve: ApprovalMode | None = None) -> None:
         self.paths = paths
         self.mode: Mode = mode
         self.plugins = plugins or PluginHost()
@@ -59,8 +61,11 @@ class MokaApp:
         self.problems: list[ConfigError] = []
         self.endpoints = Endpoints()
         self.appearance = Appearance(self.themes, self.config, self.save_config, self._theme_changed)
+        # interactive=False (moka chat): nobody will answer a question, so none is asked and none waits.
+        can_ask: Callable[[], bool] = lambda: interactive and bool(self._listeners)
         self.consent = Consent(self.plugins, self.config, self.emit, self.save_config, mode=mode,
-                               someone_listening=lambda: bool(self._listeners))
+                               someone_listening=can_ask)
+        self.approvals = Approvals(self.config, self.emit, self.save_config, can_ask=can_ask, mode=approve)
         self.view_host = ViewHost(
             servers=self.servers, inspector=self.inspector, emit=self.emit, display_modes=self.display_modes,
             theme=self.appearance.current, host_context_hook=self._host_context_extras, consent=self.consent.ask,
@@ -116,7 +121,7 @@ class MokaApp:
             self.store = Store(self.paths.database)
             self.chat = ChatEngine(store=self.store, servers=self.servers, views=self.view_host,
                                    backends=self.backends, config=self.config, emit=self.emit,
-                                   inspector=self.inspector)
+                                   inspector=self.inspector, approvals=self.approvals)
             self.view_host.chat = self.chat
             self.servers.sampler = ServerSampling(self.chat, self.consent.ask, self.inspector)
         self.problems = self.servers.load(wanted)

@@ -72,6 +72,8 @@ def _build_apps(log: dice.RollLog) -> Apps:
         meta=_ui_meta(DICE_URI),
         title="Roll dice",
         description="Roll `count` dice with `sides` faces each and show them in a dice view.",
+        # Rolling changes nothing outside this server's own roll log, so the model may roll unasked.
+        annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
     )
     def roll_dice(sides: Sides = 6, count: Count = 1) -> Annotated[CallToolResult, dice.DiceRoll]:
         """Roll dice for the model and render them in the dice view."""

@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from moka_shell.config import MokaConfig
+from moka_shell.core.chat.approval import Approvals, TurnOrigin
 from moka_shell.core.chat.backends import (
     AgentBackend,
     AgentRequest,
@@ -24,7 +25,7 @@ from moka_shell.core.chat.backends import (
     ToolCallEnd,
     ToolCallStart,
 )
-from moka_shell.core.chat.history import build_history
+from moka_shell.core.chat.history import app_message_text, build_history
 from moka_shell.core.chat.keys import get_key
 from moka_shell.core.chat.partial_json import repair_partial_json
 from moka_shell.core.chat.sampling import sample_once, sampling_messages
@@ -54,8 +55,9 @@ def _valid_json(text: str) -> bool:
 class Turn:
     """One running turn of one conversation."""
 
-    def __init__(self, conversation_id: str) -> None:
+    def __init__(self, conversation_id: str, origin: TurnOrigin) -> None:
         self.conversation_id = conversation_id
+        self.origin = origin  # who started it decides which calls may run unasked
         self.task: asyncio.Task[None] | None = None
 
 
@@ -64,7 +66,7 @@ class ChatEngine:
 
     def __init__(self, *, store: Store, servers: ServerManager, views: ViewHost,
                  backends: dict[str, Registered[AgentBackend]], config: MokaConfig, emit: Emit,
-                 inspector: Inspector) -> None:
+                 inspector: Inspector, approvals: Approvals) -> None:
         self.store = store
         self.servers = servers
         self.views = views
@@ -72,6 +74,7 @@ class ChatEngine:
         self.config = config
         self.emit = emit
         self.inspector = inspector
+        self.approvals = approvals
         self.turns: dict[str, Turn] = {}
         self.contexts: dict[str, dict[str, Any]] = {}  # conversation → view id → last model context
 
@@ -128,20 +131,24 @@ class ChatEngine:
 
     # ---- turns -------------------------------------------------------------------------------
 
-    def start_turn(self, conversation_id: str | None, text: str, *, source: str | None = None,
+    def start_turn(self, conversation_id: str | None, text: str, *, origin: TurnOrigin | None = None,
                    backend: str | None = None, model: str | None = None) -> str:
-        """Store the user's message and run the turn in the background; returns the conversation id."""
+        """Store the message (the person's, or an app's when ``origin`` names one) and run the turn."""
+        origin = origin or TurnOrigin()
         cid = conversation_id if conversation_id and self.store.has_conversation(conversation_id) else \
             self.store.create_conversation(text.strip().splitlines()[0][:60] if text.strip() else "New chat")
         running = self.turns.get(cid)
         if running is not None and running.task is not None and not running.task.done():
             raise AgentError("a turn is already running in this conversation; stop it first")
         context = self._take_context(cid)
-        msg = self.store.add_message(cid, "user", text, source=source, data={"context": context} if context else None)
+        data: dict[str, Any] = {"context": context} if context else {}
+        if origin.from_app:
+            data["app"] = {"server": origin.server, "tool": origin.tool}
+        msg = self.store.add_message(cid, "user", text, source="app" if origin.from_app else None, data=data or None)
         self.emit("chat.message", {"conversationId": cid, "message": msg})
-        self.inspector.record("agent", {"event": "user-message", "source": source or "person", "chars": len(text)},
+        self.inspector.record("agent", {"event": "user-message", "source": "app" if origin.from_app else "person", "chars": len(text)},
                                   method="agent/user")
-        turn = Turn(cid)
+        turn = Turn(cid, origin)
         turn.task = asyncio.get_running_loop().create_task(self._run(turn, backend, model))
         self.turns[cid] = turn
         return cid
@@ -178,7 +185,7 @@ class ChatEngine:
                 if not calls:
                     break
                 for call in calls:
-                    await self._run_call(cid, call)
+                    await self._run_call(turn, call, names)
             else:
                 self._error(cid, reply, f"stopped after {self.config.agent.max_steps} steps (the step limit)",
                             "step_limit")
@@ -247,10 +254,9 @@ class ChatEngine:
             if call.view is not None:
                 self.views.cancel(call.view, call.error)
         else:
+            # The view gets tool-input when the call runs: after approval, with the arguments allowed.
             call.arguments, call.status = arguments, "running"
             self.store.update_call(call.id, arguments=arguments, status="running")
-            if call.view is not None:
-                self.views.set_input(call.view, arguments)
         self._emit_call(cid, call)
 
     async def _begin_call(self, cid: str, mid: str, call_id: str, model_name: str, names: ToolNames) -> ToolCall:
@@ -273,12 +279,35 @@ class ChatEngine:
     def _emit_call(self, cid: str, call: ToolCall) -> None:
         self.emit("chat.tool", {"conversationId": cid, "messageId": call.message_id, "call": call.to_json()})
 
-    async def _run_call(self, cid: str, call: ToolCall) -> None:
+    def _publish_in(self, cid: str, call: ToolCall) -> None:
+        self.store.update_call(call.id, status=call.status, arguments=call.arguments)
+        self._emit_call(cid, call)
+
+    async def _run_call(self, turn: Turn, call: ToolCall, names: ToolNames) -> None:
+        cid = turn.conversation_id
         if call.status == "error":
             return  # already answered (broken arguments)
-        if not call.known:
+        entry = names.resolve(call.model_name)
+        refusal = None
+        if entry is not None:
+            try:
+                refusal = await self.approvals.review(cid, call, entry.annotations, entry.title, turn.origin,
+                                                      lambda c: self._publish_in(cid, c))
+            except asyncio.CancelledError:  # stopped while the card waited for an answer
+                call.status, call.error = "cancelled", "stopped by the person"
+                if call.view is not None:
+                    self.views.cancel(call.view, "The person stopped this tool call.")
+                self._finish_call(cid, call)
+                raise
+        if not call.known or entry is None:
             call.status, call.error = "error", f"the model asked for an unknown tool {call.model_name!r}"
+        elif refusal is not None:
+            call.status, call.error = "denied", refusal
+            if call.view is not None:
+                self.views.cancel(call.view, refusal)
         else:
+            self.store.update_call(call.id, status="running", arguments=call.arguments)
+            self._emit_call(cid, call)
             try:
                 _cid, _view, result = await self.views.run_tool(
                     call.server, call.tool, call.arguments, view=call.view, conversation_id=cid,
@@ -325,11 +354,9 @@ class ChatEngine:
                                        "server": view.server, "summary": summary, "context": view.model_context})
 
     async def post_app_message(self, view: View, blocks: list[dict[str, Any]]) -> None:
-        """``ui/message``: the view's message becomes the person's turn ("From app: …") and runs the agent."""
-        text = "\n".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
-        if not text:
-            text = json.dumps(blocks, default=str)[:4000]
-        cid = self.start_turn(view.conversation_id, text, source="app")
+        """``ui/message``: the app's message starts a turn marked as the app's ("From app: …"), not the person's."""
+        cid = self.start_turn(view.conversation_id, app_message_text(blocks),
+                              origin=TurnOrigin(server=view.server, tool=view.tool.name))
         if view.conversation_id is None:
             view.conversation_id = cid
 

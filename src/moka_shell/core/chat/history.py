@@ -39,18 +39,45 @@ def context_preamble(context: dict[str, Any]) -> str:
     return "\n\n".join(parts)
 
 
+def app_message_text(blocks: list[dict[str, Any]]) -> str:
+    """A ``ui/message``'s content blocks as readable text: every block shows, resources included."""
+    parts = []
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        elif block.get("type") == "resource":
+            raw = block.get("resource")
+            res: dict[str, Any] = raw if isinstance(raw, dict) else {}
+            body = res.get("text") if isinstance(res.get("text"), str) else "(binary content)"
+            parts.append(f"[resource {res.get('uri', '')}]\n{body}")
+        else:
+            parts.append(json.dumps(block, default=str)[:4000])
+    return "\n\n".join(p for p in parts if p) or "(an empty message)"
+
+
+def app_message_for_model(text: str, app: dict[str, Any]) -> str:
+    """An app's message as the model reads it: marked as the app's, so it is never taken for the person's."""
+    return (f"[Message from the {app.get('tool')} app of server {app.get('server')}, not from the person]\n"
+            f"{text}\n[End of the app's message]")
+
+
 def build_history(messages: list[dict[str, Any]]) -> list[ChatMessage]:
     """A stored conversation as the messages a backend is sent."""
     out: list[ChatMessage] = []
     for msg in messages:
         if msg["role"] == "user":
             text = msg["content"]
+            app = (msg.get("data") or {}).get("app")
+            if msg.get("source") == "app":
+                text = app_message_for_model(text, app or {"tool": "unknown", "server": "unknown"})
             context = (msg.get("data") or {}).get("context")
             if context:
                 text = context_preamble(context) + "\n\n" + text
             out.append(ChatMessage(role="user", content=text))
         elif msg["role"] == "assistant":
-            calls = [c for c in msg["toolCalls"] if c["status"] in ("done", "error", "cancelled")]
+            calls = [c for c in msg["toolCalls"] if c["status"] in ("done", "error", "cancelled", "denied")]
             if not msg["content"] and not calls:
                 continue
             out.append(ChatMessage(role="assistant", content=msg["content"], tool_calls=[

@@ -49,6 +49,13 @@ class ServerSampling:
                                method="sampling/createMessage")
         if not await self._consent("sampling", server, {"messages": params.get("messages"),
                                                         "systemPrompt": params.get("systemPrompt")}):
+            approvals = self._chat.approvals
+            if self._chat.config.consent.sampling == "ask" and not approvals.can_ask():
+                # Said at once (never after a wait): nobody is there to allow it, e.g. in `moka chat`.
+                refusal = (f"{server!r} asked to use the model (sampling), and nobody can allow it here. "
+                           'To allow it in `moka chat`, set "consent": {"sampling": "allow"} in the config.')
+                approvals.unanswered.append(refusal)
+                raise AgentError(refusal)
             raise AgentError(f"the person did not allow {server!r} to use the model")
         if not self._chat.backend_configured():
             raise AgentError("no model backend is set up for sampling")

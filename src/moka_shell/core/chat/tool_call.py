@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from moka_shell.core.views.view import View
 
-CallStatus = Literal["streaming", "running", "done", "error", "cancelled"]
+# "approval": waiting for the person to allow it; "denied": they (or their saved choice) said no.
+CallStatus = Literal["streaming", "approval", "running", "done", "error", "cancelled", "denied"]
 
 
 @dataclass
@@ -25,6 +26,7 @@ class ToolCall:
     result: dict[str, Any] | None = None
     error: str | None = None
     view: View | None = None
+    approval: dict[str, Any] | None = None  # what the approval card shows, while status is "approval"
 
     @property
     def known(self) -> bool:
@@ -39,6 +41,8 @@ class ToolCall:
             out["result"] = self.result
         if self.error is not None:
             out["error"] = self.error
+        if self.approval is not None:
+            out["approval"] = self.approval
         if self.view is not None:
             out["viewId"] = self.view.id
             out["recordId"] = self.view.record_id or self.view.id
