@@ -41,6 +41,30 @@ HOST_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inl
             "connect-src 'self' ws://127.0.0.1:{host_port}; frame-src {sandbox}; object-src 'none'; base-uri 'none'")
 NO_STORE = {"Cache-Control": "no-store"}
 WARM_PAGE = "<!doctype html><title>Moka sandbox</title>"
+RPC_BODY_LIMIT = 16 * 1024 * 1024  # the WebSocket's own message cap (uvicorn's default), for plain HTTP too
+CSP_REPORT_LIMIT = 64 * 1024
+
+
+class BodyTooLarge(Exception):
+    """A request body over its limit (answered with 413 before it was read whole)."""
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, or BodyTooLarge as soon as it is known to exceed ``limit`` bytes."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise BodyTooLarge
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:  # a missing or lying Content-Length: stop reading here (finding R5.7)
+            raise BodyTooLarge
+    return bytes(body)
+
+
+def too_large(limit: int) -> Response:
+    """The 413 reply for a body over ``limit``."""
+    return PlainTextResponse(f"request body too large: the limit is {limit // 1024} KiB", status_code=413)
 
 
 def free_socket(port: int = 0) -> socket.socket:
@@ -107,8 +131,10 @@ class WebServer:
         if not self._token_ok(request.headers.get("x-moka-token")):
             return PlainTextResponse("missing or wrong token", status_code=403)
         try:
-            frame = json.loads(await request.body())
-        except json.JSONDecodeError:
+            frame = json.loads(await read_body(request, RPC_BODY_LIMIT))
+        except BodyTooLarge:
+            return too_large(RPC_BODY_LIMIT)
+        except (json.JSONDecodeError, UnicodeDecodeError):
             return PlainTextResponse("body must be JSON", status_code=400)
         reply = await self.bridge.handle(frame)
         return Response(json.dumps(reply), media_type="application/json")
@@ -199,8 +225,12 @@ class WebServer:
 
     async def _csp_report(self, request: Request) -> Response:
         view_id = request.path_params["view_id"]
-        with contextlib.suppress(json.JSONDecodeError, UnicodeDecodeError):
-            report = json.loads((await request.body())[:65536] or b"{}")
+        try:
+            raw = await read_body(request, CSP_REPORT_LIMIT)
+        except BodyTooLarge:
+            return too_large(CSP_REPORT_LIMIT)
+        with contextlib.suppress(json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+            report = json.loads(raw or b"{}")
             view = self.app.view_host.views.get(view_id)
             self.app.inspector.record("view", {"event": "csp-report", "report": report},
                                       server=view.server if view else None, view=view_id, method="view/csp-report")
