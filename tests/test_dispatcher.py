@@ -227,3 +227,24 @@ def test_download_filenames_are_sanitised() -> None:
     assert sanitize_filename("file:///../../etc/passwd") == "passwd"
     assert sanitize_filename("ui://x/a\\..\\b<c>.txt") == "b_c_.txt"
     assert sanitize_filename("https://x/") == "download"
+
+
+async def test_denied_link_and_download_answer_is_error_results(app: MokaApp, shell: RecordingShell) -> None:
+    """A person's "no" is a result with isError (the MCP Apps schema), not a JSON-RPC error nor the view's fault."""
+    rec = Recorder(app)
+    app.config.consent.open_link = "deny"
+    app.config.consent.download = "deny"
+    view = await app.view_host.open_view("moka-demo", "open_playground")
+    assert view is not None
+    await init(app, view.id)
+    await initialized(app, view.id)
+    link = await call(app, view.id, "ui/open-link", {"url": "https://modelcontextprotocol.io"})
+    assert "error" not in link and link["result"] == {"isError": True} and shell.links == []
+    file = {"type": "resource", "resource": {"uri": "file:///notes.txt", "mimeType": "text/plain", "text": "hi"}}
+    download = await call(app, view.id, "ui/download-file", {"contents": [file]}, rid=2)
+    assert "error" not in download and download["result"] == {"isError": True} and shell.downloads == []
+    assert not [d for e, d in rec.events if e == "view.problem"]
+    assert view.state != "failed"
+    app.config.consent.download = "allow"  # and an allowed one still saves, answering {}
+    allowed = await call(app, view.id, "ui/download-file", {"contents": [file]}, rid=3)
+    assert allowed["result"] == {} and len(shell.downloads) == 1

@@ -39,7 +39,7 @@ def test_allow_by_clicking_opens_the_link(moka_factory) -> None:  # type: ignore
 
 
 def test_deny_by_clicking_refuses(moka_factory) -> None:  # type: ignore[no-untyped-def]
-    """Deny: the view gets -32000, nothing is opened, and asking again asks again (nothing remembered)."""
+    """Deny: the view gets an isError result (not a JSON-RPC error), nothing is opened, and asking again asks again."""
     moka = moka_factory({"moka-demo": DEMO})
     view, frame = open_playground(moka)
     frame.fill("#message-text", "before the link")  # the old flaky test's order: a message first
@@ -47,10 +47,10 @@ def test_deny_by_clicking_refuses(moka_factory) -> None:  # type: ignore[no-unty
     assert wait_log(moka, frame, "message", "ok")
     ask_for_link(moka, frame)
     moka.page.click("#consent-deny")
-    assert "-32000" in wait_log(moka, frame, "link", "error")
+    assert "host answered isError" in wait_log(moka, frame, "link", "error")
     assert not [e for e in moka.app.inspector.query(limit=100000) if e.get("method") == "view/open-link"]
     assert moka.app.config.consent.open_link == "ask"
     ask_for_link(moka, frame)  # a second question gets a fresh dialog
     moka.page.keyboard.press("Escape")  # closing without a choice is a no
     moka.wait(lambda: frame.locator('#log li[data-action="link"]').count() >= 2, what="second answer")
-    assert "-32000" in wait_log(moka, frame, "link", "error")
+    assert "host answered isError" in wait_log(moka, frame, "link", "error")

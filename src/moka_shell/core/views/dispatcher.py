@@ -237,7 +237,8 @@ class Dispatcher:
         url = params.get("url")
         if not isinstance(url, str) or not url.lower().startswith(LINK_SCHEMES) or any(c in url for c in "\r\n "):
             raise BridgeError(BridgeError.DENIED, "Invalid URL: only http, https and mailto links can be opened")
-        await self._consent(view, "open_link", {"url": url})
+        if not await self.host.consent("open_link", view.server, {"url": url}):
+            return DENIED_RESULT
         self.host.open_link(url)
         return {}
 
@@ -276,7 +277,8 @@ class Dispatcher:
                                   "text": c.get("text"), "blob": c.get("blob")})
         if not files:
             raise BridgeError(BridgeError.INVALID_PARAMS, "nothing to download in 'contents'")
-        await self._consent(view, "download", {"files": [f["filename"] for f in files]})
+        if not await self.host.consent("download", view.server, {"files": [f["filename"] for f in files]}):
+            return DENIED_RESULT
         for f in files:
             await self.host.save_download(f)
         return {}
@@ -294,6 +296,12 @@ class Dispatcher:
     async def _consent(self, view: View, action: str, detail: dict[str, Any]) -> None:
         if not await self.host.consent(action, view.server, detail):
             raise BridgeError(BridgeError.DENIED, f"{action.replace('_', ' ')} denied by the person")
+
+
+# A person's "no" to opening a link or saving a file is an answer, not a failure: the MCP Apps
+# schema gives these results `isError` ("the host failed to open the URL"). A JSON-RPC error
+# here made official apps throw, and Moka then blamed the app for it.
+DENIED_RESULT: dict[str, Any] = {"isError": True}
 
 
 def _shape(message: dict[str, Any]) -> dict[str, Any]:
