@@ -3,11 +3,12 @@
 from typing import Any
 
 from moka_shell.core.shell import Endpoints
+from moka_shell.testing.memory import InMemoryTransport, TransportPlugin
 
 # Endpoints for a core that is tested without a web server: views get proxy URLs, no page loads them.
 FAKE_ENDPOINTS = Endpoints(host_origin="http://127.0.0.1:1", sandbox_origin="http://127.0.0.1:2", token="test")
 
-__all__ = ["FAKE_ENDPOINTS", "RecordingShell"]
+__all__ = ["FAKE_ENDPOINTS", "InMemoryTransport", "RecordingShell", "TransportPlugin"]
 
 
 class RecordingShell:
