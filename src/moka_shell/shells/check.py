@@ -194,6 +194,7 @@ class Checker:
         vr.timings_ms = {k: round((v - t0) * 1000, 1) for k, v in view.timings.items()
                          if k != "t0" and isinstance(v, float) and v >= t0}
         vr.app_info = view.app_info
+        vr.app_tools = [str(t.get("name", "?")) for t in view.app_tools]
         events = app.inspector.query(EventFilter(view=view.id), limit=5000)
         vr.transcript = [{"direction": e["direction"], "channel": e["channel"], "method": e.get("method"),
                           "message": e["message"]} for e in events if e["channel"] == "ui.rpc"]

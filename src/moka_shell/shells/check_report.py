@@ -27,6 +27,7 @@ class ViewReport:
     timings_ms: dict[str, float] = field(default_factory=dict)
     transcript: list[dict[str, Any]] = field(default_factory=list)
     app_info: dict[str, Any] = field(default_factory=dict)
+    app_tools: list[str] = field(default_factory=list)
 
     def fail(self, reason: str) -> None:
         """Mark the view failed (the first reason wins)."""
@@ -71,6 +72,8 @@ class CheckReport:
             lines.append(f"\n{mark}  {v.tool}  {v.resource_uri}  args {json.dumps(v.arguments)}")
             if v.app_info:
                 lines.append(f"      app: {v.app_info.get('name', '?')} {v.app_info.get('version', '')}")
+            if v.app_tools:
+                lines.append(f"      tools the view offers: {', '.join(v.app_tools)}")
             steps = [f"{label} {v.timings_ms[k]:.0f} ms" for k, label in _STEPS if k in v.timings_ms]
             if steps:
                 lines.append("      " + " · ".join(steps))

@@ -146,8 +146,8 @@ class Dispatcher:
                 task.cancel()
         elif method == "notifications/message":
             self._view_log(view, params)
-        # notifications/tools/list_changed from a view is accepted and ignored: Moka does not
-        # call tools that views provide (it never advertised that it would).
+        elif method == "notifications/tools/list_changed":
+            asyncio.get_running_loop().create_task(self._refresh_app_tools(view))
 
     def _view_log(self, view: View, params: dict[str, Any]) -> None:
         data = params.get("data")
@@ -168,6 +168,16 @@ class Dispatcher:
         # failure then names this problem. A live view gets a warning strip.
         self.host.emit("view.problem", {"viewId": view.id, "kind": kind, "reason": problem, "detail": data})
 
+    async def _refresh_app_tools(self, view: View) -> None:
+        # What the view offers is part of the truth `moka check` tells its author; the model is
+        # not offered view tools (Moka does not advertise that).
+        try:
+            result = await self.host.request(view, "tools/list", {}, 5.0)
+            tools = result.get("tools")
+            view.app_tools = [t for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
+        except BridgeError:
+            view.app_tools = []
+
     # ---- requests -----------------------------------------------------------------------------
 
     async def _initialize(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
@@ -178,6 +188,8 @@ class Dispatcher:
         view.app_capabilities = caps if isinstance(caps, dict) else {}
         requested = params.get("protocolVersion")
         version = requested if requested in SUPPORTED_VERSIONS else PROTOCOL_VERSION
+        if view.app_capabilities.get("tools"):
+            asyncio.get_running_loop().call_later(0.05, lambda: asyncio.ensure_future(self._refresh_app_tools(view)))
         return {"protocolVersion": version, "hostInfo": host_info(),
                 "hostCapabilities": host_capabilities(sampling=self._sampling_ready(), policy=view.policy),
                 "hostContext": self.host.host_context(view)}

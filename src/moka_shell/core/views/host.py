@@ -329,6 +329,7 @@ class ViewHost:
         view.parking = False
         view.initialized = False
         view.key = secrets.token_urlsafe(18)  # the old frame's document URL stops working
+        view.app_tools = []
         view.mark("closed")
         self.inspector.record("view", {"event": "parked" if park else "closed", "reason": reason},
                                   server=view.server, view=view.id, method=f"view/{view.state}")

@@ -43,6 +43,7 @@ class View:
     app_info: dict[str, Any] = field(default_factory=dict)
     app_capabilities: dict[str, Any] = field(default_factory=dict)
     model_context: dict[str, Any] | None = None
+    app_tools: list[dict[str, Any]] = field(default_factory=list)  # tools the view offers (moka check reports them)
     viewport: dict[str, Any] = field(default_factory=dict)
     height: int | None = None
     queue: list[dict[str, Any]] = field(default_factory=list)
