@@ -74,6 +74,10 @@ function load(id) {
   conv.loading ||= api.call("conversations.get", { id }).then((data) => {
     for (const m of data?.messages || []) addMessage(conv, m, { history: true });
     if (data?.running) setRunning(conv, true);
+    // The store keeps a waiting call's status, not its card: ask the core for the cards still open.
+    if (data?.running) api.call("chat.approvals").then((calls) => {
+      for (const call of calls || []) if (conv.cards.has(call.id)) updateToolCard(conv.cards.get(call.id), call);
+    }).catch(() => {});
     conv.loaded = true;
     return conv;
   }).catch((err) => {
@@ -111,7 +115,12 @@ function adopt(conv, id) {
 
 // ---- messages ------------------------------------------------------------------------------
 
-function ensureMsg(conv, id, role = "assistant", source) {
+/** "From app: notes (server a)": whose message this is, never shown as the person's. */
+function fromAppLabel(app) {
+  return app?.tool ? `From app: ${app.tool} (server ${app.server})` : "From app";
+}
+
+function ensureMsg(conv, id, role = "assistant", source, app) {
   let msg = conv.msgs.get(id);
   if (msg) return msg;
   conv.el.querySelector(".welcome")?.remove();
@@ -121,7 +130,7 @@ function ensureMsg(conv, id, role = "assistant", source) {
   const el = h("article", { class: `msg msg-${role}${fromApp ? " msg-app" : ""}`, "data-role": role, "data-message-id": id },
     role === "assistant" ? h("div", { class: "msg-avatar", "aria-hidden": "true" }, icon("logo", { size: 17 })) : null,
     h("div", { class: "msg-main" },
-      fromApp ? h("div", { class: "msg-from-app" }, icon("app", { size: 13 }), h("span", { text: "From app" })) : null,
+      fromApp ? h("div", { class: "msg-from-app" }, icon("app", { size: 13 }), h("span", { text: fromAppLabel(app) })) : null,
       body, tools));
   msg = { el, body, tools, role, text: "" };
   conv.msgs.set(id, msg);
@@ -164,7 +173,7 @@ function addMessage(conv, m, { history = false } = {}) {
     conv.msgs.set(m.id, p);
     return;
   }
-  const msg = ensureMsg(conv, m.id, m.role, m.source);
+  const msg = ensureMsg(conv, m.id, m.role, m.source, m.data?.app);
   msg.source = m.source;
   // An empty assistant message during a turn is the start of a reply: it streams next.
   msg.streaming = !history && m.role === "assistant" && !text && conv.running;
@@ -277,6 +286,7 @@ function wire() {
     setText(msg, msg.text + (d.text || ""));
   });
   api.on("chat.tool", (d) => { const c = convFor(d?.conversationId); if (c && d.call) upsertCall(c, d.messageId, d.call); });
+  api.on("chat.approval", (d) => { const c = convFor(d?.conversationId); if (c && d.call) upsertCall(c, d.messageId, d.call); });
   api.on("chat.context", (d) => {
     const c = convFor(d?.conversationId);
     if (!c) return;

@@ -4,9 +4,11 @@
 import { h, clear } from "./dom.js";
 import { icon } from "./icons.js";
 import { jsonView } from "./json.js";
+import { approvalPanel } from "./approval.js";
 import { spinner } from "./ui.js";
 
-const STATUS_TEXT = { streaming: "Preparing", running: "Running", done: "Done", error: "Failed", cancelled: "Cancelled" };
+const STATUS_TEXT = { streaming: "Preparing", approval: "Waiting for you", running: "Running", done: "Done", error: "Failed",
+  cancelled: "Cancelled", denied: "Not allowed" };
 
 function fold(label, content, open = false) {
   const d = h("details", { class: "fold" }, h("summary", {}, icon("chevron", { size: 14 }), label), content);
@@ -18,6 +20,8 @@ function statusIcon(status) {
   if (status === "running" || status === "streaming") return spinner(STATUS_TEXT[status]);
   if (status === "error") return icon("alert", { size: 15, className: "tone-danger" });
   if (status === "cancelled") return icon("stop", { size: 15, className: "tone-muted" });
+  if (status === "approval") return icon("shield", { size: 15, className: "tone-warning" });
+  if (status === "denied") return icon("shield", { size: 15, className: "tone-muted" });
   return icon("check", { size: 15, className: "tone-success" });
 }
 
@@ -68,12 +72,13 @@ export function createToolCard(call) {
     server: h("span", { class: "tool-server" }),
     details: h("div", { class: "tool-details" }),
     error: h("div", { class: "tool-error", role: "alert", hidden: true }),
+    approval: h("div", { class: "tool-approval" }),
     views: h("div", { class: "tool-views" }),
   };
   const p = card._parts;
   card.append(
     h("div", { class: "tool-head" }, p.icon, icon("tool", { size: 14, className: "tone-muted" }), p.name, p.server, h("span", { class: "grow" }), p.status),
-    p.details, p.error, p.views);
+    p.approval, p.details, p.error, p.views);
   updateToolCard(card, call);
   return card;
 }
@@ -88,6 +93,11 @@ export function updateToolCard(card, call) {
   p.server.textContent = merged.server ? `on ${merged.server}` : "";
   p.status.textContent = STATUS_TEXT[merged.status] || merged.status || "";
   clear(p.icon).append(statusIcon(merged.status));
+  // The approval card stands in the call's place while the core waits; it goes once answered.
+  const waiting = merged.status === "approval" && merged.approval;
+  if (!waiting) { delete merged.approval; clear(p.approval); card._approvalFor = null; }
+  else if (card._approvalFor !== merged.id) { clear(p.approval).append(approvalPanel(merged)); card._approvalFor = merged.id; }
+  p.details.hidden = Boolean(waiting);
   // Rebuild the folds only when their data changed, so an open <details> stays open.
   const argsKey = JSON.stringify(merged.arguments ?? null);
   const resultKey = merged.result === undefined ? "" : JSON.stringify(merged.result);
