@@ -178,3 +178,25 @@ def test_reading_the_tail_of_a_big_log_takes_bounded_memory(tmp_path: Path) -> N
     assert [e["seq"] for e in newest] == [59_997, 59_998, 59_999, 60_000, 60_001]
     assert [e["seq"] for e in only_s] == [59_998, 59_999, 60_000]
     assert peak < 2 * 1024 * 1024, peak
+
+
+def test_the_log_cap_is_a_setting_and_a_failing_log_is_an_app_problem(tmp_path: Path) -> None:
+    """`inspector.maxLogMB` in config.json sets the disk cap; a log that can't be written shows in app.info."""
+    import asyncio
+
+    from moka_shell.bridge import Bridge
+    from moka_shell.config import ConfigFile
+    from moka_shell.core.app import MokaApp
+    from moka_shell.paths import Paths
+
+    (tmp_path / "config.json").write_text(json.dumps({"mcpServers": {}, "inspector": {"maxLogMB": 12}}))
+    (tmp_path / "inspector").write_text("a file where the log folder should be")
+    paths = Paths(tmp_path / "config.json", tmp_path)
+    assert ConfigFile(paths.config_file).config.inspector.max_log_mb == 12
+    app = MokaApp(paths)
+    assert app.inspector._log is not None and app.inspector._log.max_bytes == 12 * 2**20
+    app.inspector.record("server", {"line": "hello"}, server="x")
+    info = asyncio.run(Bridge(app).handle({"id": 1, "method": "app.info"}))
+    assert info is not None
+    assert any("inspector's log can't be written" in p for p in info["result"]["problems"])
+    app.inspector.close()

@@ -129,6 +129,15 @@ class ApprovalSettings(BaseModel):
     servers: dict[str, ServerApproval] = Field(default_factory=dict)
 
 
+class InspectorSettings(BaseModel):
+    """How much of the inspector's log is kept on disk."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    # The JSONL log's total cap; the oldest files go first (inspector_log.py).
+    max_log_mb: int = Field(default=200, alias="maxLogMB", ge=10, le=100_000)
+
+
 class MokaConfig(BaseModel):
     """The whole config file."""
 
@@ -139,6 +148,7 @@ class MokaConfig(BaseModel):
     theme: ThemeSettings = Field(default_factory=ThemeSettings)
     consent: ConsentSettings = Field(default_factory=ConsentSettings)
     approval: ApprovalSettings = Field(default_factory=ApprovalSettings)
+    inspector: InspectorSettings = Field(default_factory=InspectorSettings)
 
     def to_json(self) -> dict[str, Any]:
         """The config as written to disk (aliases, no empty noise)."""

@@ -50,7 +50,7 @@ class MokaApp:
             self.config_file = ConfigFile(paths.config_file)
             config = self.config_file.config
         self.config = config
-        self.inspector = Inspector(paths.inspector_dir)
+        self.inspector = Inspector(paths.inspector_dir, max_log_bytes=config.inspector.max_log_mb * 2**20)
         self._listeners: list[Listener] = []
         self.transports: dict[str, Registered[Transport]] = self.plugins.registry("transports")
         self.backends: dict[str, Registered[AgentBackend]] = self.plugins.registry("backends")
