@@ -4,8 +4,11 @@
 import { api } from "./api.js";
 import { h, clear } from "./dom.js";
 import { icon } from "./icons.js";
-import { button, iconButton, badge, openDialog, confirmDialog, toast, toastError, emptyState } from "./ui.js";
+import { button, iconButton, openDialog, confirmDialog, toastError, emptyState } from "./ui.js";
 import { store } from "./store.js";
+import { serverDialog, serverTarget } from "./server-dialog.js";
+
+const addDialog = () => serverDialog();
 
 const TONE = { ready: "success", connecting: "warning", failed: "danger", stopped: "neutral", disabled: "neutral" };
 const STDERR_LINES = 200;
@@ -38,6 +41,8 @@ function serverCard(s) {
     const ok = await confirmDialog({ title: `Remove ${s.name}?`, message: "Moka stops the server and removes it from the config file.", confirmLabel: "Remove", danger: true });
     if (ok) { await api.call("servers.remove", { name: s.name }); store.refreshServers(); }
   }));
+  const edit = button("Edit", { small: true, icon: "edit", "data-action": "edit", onclick: () => serverDialog({ name: s.name, config: s.config || {} }) });
+  const target = serverTarget(s.config);
   const stderr = s.stderr || [];
   const facts = [
     ["Transport", s.transport],
@@ -48,112 +53,24 @@ function serverCard(s) {
   return h("article", { class: "card server-card", "data-server": s.name, "data-status": s.status },
     h("header", { class: "server-head" },
       h("div", { class: "server-icon" }, icon("servers", { size: 18 })),
-      h("div", { class: "grow" }, h("h3", { class: "server-name", text: s.name })),
+      h("div", { class: "grow server-titles" }, h("h3", { class: "server-name", text: s.name }),
+        target ? h("code", { class: "server-target", text: target, title: target }) : null),
       h("span", { class: "status-badge badge badge-dot badge-" + (TONE[s.status] || "neutral"), "data-status": s.status, text: s.status })),
     h("dl", { class: "server-facts" }, facts.map(([k, v]) => h("div", {}, h("dt", { text: k }), h("dd", { text: v || "—", title: v || "" })))),
     s.error ? h("div", { class: "server-error", role: "alert" }, icon("alert", { size: 15 }), h("div", { class: "grow" }, h("strong", { text: "Last error" }), h("p", { text: s.error }))) : null,
     stderr.length ? h("details", { class: "fold server-stderr" },
       h("summary", {}, icon("chevron", { size: 14 }), `stderr (${stderr.length} line${stderr.length === 1 ? "" : "s"})`),
       h("pre", { class: "block", text: stderr.slice(-STDERR_LINES).join("\n") })) : null,
-    h("footer", { class: "server-actions" }, toggle, restart, h("span", { class: "grow" }),
+    h("footer", { class: "server-actions" }, toggle, restart, edit, h("span", { class: "grow" }),
       iconButton("runner", `Run ${s.name}'s tools`, { "data-action": "tools", disabled: s.status !== "ready", onclick: () => ctx.navigate("runner", { server: s.name }) }),
       iconButton("inspector", `${s.name}'s messages in the Inspector`, { "data-action": "messages", onclick: () => ctx.navigate("inspector", { server: s.name }) }),
       remove));
 }
 
-// ---- add and import ------------------------------------------------------------------------
-
-/** Split a command line like a shell would for quotes: `node "my dir/x.js" --flag`. */
-export function splitArgs(text) {
-  const out = [];
-  let cur = "";
-  let quote = null;
-  let has = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quote) {
-      if (c === quote) quote = null;
-      else if (c === "\\" && quote === '"' && i + 1 < text.length) cur += text[++i];
-      else cur += c;
-    } else if (c === '"' || c === "'") { quote = c; has = true; }
-    else if (/\s/.test(c)) { if (cur || has) out.push(cur); cur = ""; has = false; }
-    else if (c === "\\" && i + 1 < text.length) { cur += text[++i]; has = true; }
-    else { cur += c; has = true; }
-  }
-  if (cur || has) out.push(cur);
-  return out;
-}
-
-/** "KEY=value" (or "Name: value") lines into an object. */
-function parsePairs(text, sep) {
-  const out = {};
-  for (const line of text.split("\n")) {
-    const t = line.trim();
-    if (!t || t.startsWith("#")) continue;
-    const i = t.indexOf(sep);
-    if (i <= 0) throw new Error(`"${t}" should look like NAME${sep}value`);
-    out[t.slice(0, i).trim()] = t.slice(i + 1).trim();
-  }
-  return out;
-}
+// ---- import (add and edit: js/server-dialog.js) --------------------------------------------
 
 function field(label, control, help) {
   return h("label", { class: "field" }, h("span", { class: "field-label", text: label }), control, help ? h("span", { class: "field-help", text: help }) : null);
-}
-
-function addDialog() {
-  const name = h("input", { class: "input", id: "server-name", placeholder: "my-server", autocomplete: "off" });
-  const kindStdio = h("input", { type: "radio", name: "server-kind", value: "stdio", checked: true });
-  const kindHttp = h("input", { type: "radio", name: "server-kind", value: "http" });
-  const command = h("input", { class: "input code", id: "server-command", placeholder: "npx -y @modelcontextprotocol/server-everything", autocomplete: "off" });
-  const env = h("textarea", { class: "textarea code", id: "server-env", rows: 3, placeholder: "API_KEY=…" });
-  const url = h("input", { class: "input code", id: "server-url", type: "url", placeholder: "http://127.0.0.1:3001/mcp", autocomplete: "off" });
-  const headers = h("textarea", { class: "textarea code", id: "server-headers", rows: 3, placeholder: "Authorization: Bearer …" });
-  const error = h("div", { class: "field-error", role: "alert", hidden: true });
-  const stdioPart = h("div", { class: "stack" }, field("Command and arguments", command, "Quote arguments that contain spaces."), field("Environment", env, "One NAME=value per line."));
-  const httpPart = h("div", { class: "stack", hidden: true }, field("URL", url, "A Streamable HTTP endpoint."), field("Headers", headers, "One Name: value per line."));
-  const sync = () => { stdioPart.hidden = !kindStdio.checked; httpPart.hidden = kindStdio.checked; };
-  kindStdio.addEventListener("change", sync);
-  kindHttp.addEventListener("change", sync);
-  const save = button("Add server", { variant: "primary", id: "server-add-save" });
-  const dlg = openDialog({
-    title: "Add a server", className: "wide", id: "server-add-dialog",
-    body: h("div", { class: "stack" },
-      field("Name", name),
-      h("div", { class: "segmented", role: "radiogroup", "aria-label": "Transport" },
-        h("label", {}, kindStdio, h("span", { text: "Local command (stdio)" })),
-        h("label", {}, kindHttp, h("span", { text: "Remote (HTTP)" }))),
-      stdioPart, httpPart, error),
-    actions: [button("Cancel", { onclick: () => dlg.close() }), save],
-  });
-  name.focus();
-  save.addEventListener("click", async () => {
-    error.hidden = true;
-    try {
-      if (!name.value.trim()) throw new Error("Give the server a name.");
-      let config;
-      if (kindStdio.checked) {
-        const parts = splitArgs(command.value.trim());
-        if (!parts.length) throw new Error("Enter the command that starts the server.");
-        config = { command: parts[0], args: parts.slice(1) };
-        const envs = parsePairs(env.value, "=");
-        if (Object.keys(envs).length) config.env = envs;
-      } else {
-        if (!/^https?:\/\//.test(url.value.trim())) throw new Error("The URL must start with http:// or https://.");
-        config = { type: "http", url: url.value.trim() };
-        const hs = parsePairs(headers.value, ":");
-        if (Object.keys(hs).length) config.headers = hs;
-      }
-      save.disabled = true;
-      await api.call("servers.add", { name: name.value.trim(), config });
-      dlg.close();
-      toast(`Added ${name.value.trim()}`, { tone: "success" });
-      store.refreshServers();
-    } catch (err) {
-      error.hidden = false;
-      error.textContent = err.message;
-    } finally { save.disabled = false; }
-  });
 }
 
 function importDialog() {
