@@ -23,7 +23,7 @@ from moka_shell.core.views.host_context import (
     host_info,
 )
 from moka_shell.core.views.view import View
-from moka_shell.errors import BridgeError, MokaError
+from moka_shell.errors import BridgeError, MokaError, to_jsonrpc
 
 if TYPE_CHECKING:
     from moka_shell.core.views.host import ViewHost
@@ -95,10 +95,8 @@ class Dispatcher:
             view.inflight[msg_id] = task
         try:
             result = await handler(view, params)
-        except BridgeError as exc:
+        except MokaError as exc:  # a view sees the message without the CLI's hint line
             return self._reply(view, msg_id, error=exc)
-        except MokaError as exc:
-            return self._reply(view, msg_id, error=BridgeError(BridgeError.DENIED, exc.message))
         except asyncio.CancelledError:
             if task is not None and task.cancelling():
                 # cancelled by notifications/cancelled or teardown: answer nothing, as the SDK expects
@@ -113,10 +111,10 @@ class Dispatcher:
         self.host.inspector.record("ui.rpc", message, direction="in", server=view.server, view=view.id)
 
     def _reply(self, view: View, msg_id: Any, *, result: Any = None,
-               error: BridgeError | None = None) -> dict[str, Any]:
+               error: MokaError | None = None) -> dict[str, Any]:
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id}
         if error is not None:
-            reply["error"] = error.to_error()
+            reply["error"] = to_jsonrpc(error, with_hint=False)
         else:
             reply["result"] = result if result is not None else {}
         self.host.inspector.record("ui.rpc", reply, direction="out", server=view.server, view=view.id)
