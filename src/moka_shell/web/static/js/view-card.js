@@ -81,9 +81,10 @@ export function windowCard(on) {
 
 /** The in-flow note left behind while the card floats (fullscreen or pip). */
 export function fillNote(note, wire, onReturn) {
-  clear(note).append(icon(wire === "pip" ? "pip" : "fullscreen", { size: 16 }),
-    h("span", { text: wire === "pip" ? "Showing in picture-in-picture" : "Showing full screen" }),
-    button("Return inline", { small: true, variant: "ghost", onclick: onReturn }));
+  // The button comes first: the pip panel floats at the right, where it could cover it.
+  clear(note).append(button("Return inline", { small: true, variant: "ghost", "data-action": "return-inline", onclick: onReturn }),
+    icon(wire === "pip" ? "pip" : "fullscreen", { size: 16 }),
+    h("span", { text: wire === "pip" ? "Showing in picture-in-picture" : "Showing full screen" }));
 }
 
 /** A live view's problem (CSP block, uncaught error), shown between header and frame. */

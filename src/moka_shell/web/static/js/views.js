@@ -254,15 +254,30 @@ function updateNote(rec) {
   if (detached) fillNote(rec.note, rec.wire, () => requestMode(rec, "inline"));
 }
 
-/** Stack floating pip panels upward from the bottom-right corner. */
+/** Stack floating pip panels upward from the bottom-right corner, clear of their own notes. */
 function layoutPips() {
   let bottom = 20;
   for (const rec of views.values()) {
     if (rec.wire !== "pip" || popoutOnly) continue;
     rec.card.style.bottom = `${bottom}px`;
+    // The note left in the view's place holds "Return inline": when the panel would cover it,
+    // the panel goes up to sit just above it (the note scrolls with the chat, so this re-runs).
+    const note = rec.note.getBoundingClientRect();
+    const card = rec.card.getBoundingClientRect();
+    const shown = !rec.slot.closest(".screen[hidden]"); // a note on a screen not shown covers nothing
+    if (shown && note.height && note.top < card.bottom && note.bottom > card.top && note.left < card.right && note.right > card.left) {
+      bottom = Math.min(Math.max(bottom, window.innerHeight - note.top + 12), Math.max(20, window.innerHeight - card.height - 8));
+      rec.card.style.bottom = `${bottom}px`;
+    }
     bottom += rec.card.offsetHeight + 12;
   }
 }
+
+let pipFrame = 0;
+document.addEventListener("scroll", () => {
+  if (pipFrame || popoutOnly || ![...views.values()].some((r) => r.wire === "pip")) return;
+  pipFrame = requestAnimationFrame(() => { pipFrame = 0; layoutPips(); });
+}, { capture: true, passive: true });
 
 function reportContainer(rec) {
   if (!rec.frame) return;
