@@ -172,7 +172,7 @@ async def test_a_list_changed_burst_makes_one_refresh_that_rereads_nothing_uncha
         for i in range(200):
             kind = types.ToolListChangedNotification if i % 2 else types.ResourceListChangedNotification
             await conn._on_message(kind())  # as the SDK hands them to message_handler
-        await until(lambda: changes and conn._refresh_task is not None and conn._refresh_task.done())
+        await until(lambda: changes and conn._refresher.task is not None and conn._refresher.task.done())
         assert sent("tools/list") - lists == 1
         assert sent("resources/read") == reads
         assert len(changes) == 1 and conn.ui_cache["ui://fault/view"].html

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 import os
 import threading
@@ -25,12 +24,14 @@ from mcp.client import advertise
 
 from moka_shell import __version__
 from moka_shell.config import ServerConfig
-from moka_shell.core.mcp.catalog import APP_MIME, ToolEntry, UiResource, cap_result, mime_is_app, tool_entry
+from moka_shell.core.mcp.catalog import APP_MIME, ToolEntry, UiResource, cap_result
+from moka_shell.core.mcp.coalesce import Coalesced
 from moka_shell.core.mcp.logging_transport import LoggingTransport
 from moka_shell.core.mcp.sdk import describe_exception, dump, quiet_sdk_logs
 from moka_shell.core.mcp.stderr import INFO_LINES, StderrTail, pump
 from moka_shell.core.mcp.transport import Transport
-from moka_shell.errors import MokaError, to_jsonrpc, ServerUnavailableError, ToolCallError, UnknownToolError
+from moka_shell.core.mcp.ui_resources import read_catalogue, read_ui_resource
+from moka_shell.errors import MokaError, ServerUnavailableError, ToolCallError, UnknownToolError, to_jsonrpc
 from moka_shell.inspector import Inspector
 
 Status = Literal["connecting", "ready", "failed", "stopped", "disabled"]
@@ -72,8 +73,7 @@ class ServerConnection:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._list_changed_task: asyncio.Task[None] | None = None
-        self._refresh_task: asyncio.Task[None] | None = None
-        self._refresh_wanted = False
+        self._refresher = Coalesced(self._refresh_now, LIST_CHANGED_DEBOUNCE)
         self._ready_since: float | None = None
         # Set by MokaApp: answers sampling/createMessage from this server (after consent).
         self.sampler: Callable[[str, dict[str, Any]], Any] | None = None
@@ -202,7 +202,7 @@ class ServerConnection:
         finally:
             if not errlog.closed:
                 errlog.close()
-            for task in (self._list_changed_task, self._refresh_task):
+            for task in (self._list_changed_task, self._refresher.task):
                 if task:
                     task.cancel()
         if timed_out:
@@ -250,54 +250,12 @@ class ServerConnection:
 
     async def _refresh(self, client: Client, *, keep_cache: bool) -> None:
         """List tools and resources, and read the UI resources (with ``keep_cache``: only changed ones)."""
-        tools = await client.list_tools(cache_mode="refresh")
-        self.tools = {t.name: tool_entry(self.name, t) for t in tools.tools}
-        self.listing_meta = {}
-        keys: dict[str, str] = {}
-        if client.server_capabilities is None or client.server_capabilities.resources is not None:
-            try:
-                res = await client.list_resources(cache_mode="refresh")
-                self.listing_meta = {str(r.uri): dict(r.meta or {}) for r in res.resources}
-                keys = {str(r.uri): json.dumps(dump(r), sort_keys=True, default=str) for r in res.resources}
-            except (MCPError, pydantic.ValidationError):
-                self.listing_meta = {}
         old, old_keys = (self.ui_cache, self._listing_keys) if keep_cache else ({}, {})
-        cache: dict[str, UiResource] = {}
-        for uri in sorted({t.resource_uri for t in self.tools.values() if t.resource_uri}):
-            kept = old.get(uri)
-            # Re-read only what is new, failed before, or whose list entry changed (finding R1.12).
-            if kept is not None and kept.error is None and old_keys.get(uri) == keys.get(uri):
-                cache[uri] = kept
-            else:
-                cache[uri] = await self._fetch_ui(client, uri)
-        self.ui_cache, self._listing_keys = cache, keys
+        cat = await read_catalogue(client, self.name, old, old_keys)
+        self.tools, self.listing_meta, self.ui_cache, self._listing_keys = cat.tools, cat.listing_meta, cat.ui, cat.keys
 
     async def _fetch_ui(self, client: Client, uri: str) -> UiResource:
-        try:
-            res = await client.read_resource(uri)
-        except (MCPError, pydantic.ValidationError, RuntimeError) as exc:
-            return UiResource(uri, None, None, {}, error=f"resources/read {uri} failed: {describe_exception(exc)}")
-        listing_ui = self.listing_meta.get(uri, {}).get("ui") or {}
-        if not res.contents:
-            return UiResource(uri, None, None, listing_ui, error=f"resources/read {uri} returned no contents")
-        item = res.contents[0]
-        data = dump(item)
-        content_meta = data.get("_meta") or data.get("meta") or {}
-        ui_meta = content_meta.get("ui") if isinstance(content_meta.get("ui"), dict) else listing_ui
-        mime = data.get("mimeType")
-        if not mime_is_app(mime):
-            return UiResource(uri, None, mime, ui_meta or {},
-                              error=f"{uri} has mime type {mime!r}; an MCP App must be exactly {APP_MIME!r}")
-        if "text" in data:
-            html = data["text"]
-        else:
-            import base64
-
-            try:
-                html = base64.b64decode(data.get("blob", "")).decode("utf-8")
-            except (ValueError, UnicodeDecodeError) as exc:
-                return UiResource(uri, None, mime, ui_meta or {}, error=f"{uri}: blob is not base64 UTF-8 HTML ({exc})")
-        return UiResource(uri, html, mime, ui_meta or {})
+        return await read_ui_resource(client, uri, self.listing_meta.get(uri, {}).get("ui") or {})
 
     async def ui_resource(self, uri: str) -> UiResource:
         """The cached UI resource, fetched now if it is not cached."""
@@ -317,27 +275,24 @@ class ServerConnection:
 
     def _schedule_refresh(self) -> None:
         """Refresh the catalogue soon: a burst of list_changed notifications makes one refresh."""
-        self._refresh_wanted = True
-        if self.client is not None and (self._refresh_task is None or self._refresh_task.done()):
-            self._refresh_task = asyncio.get_running_loop().create_task(self._refresh_soon())
+        if self.client is not None:
+            self._refresher.request()
 
-    async def _refresh_soon(self) -> None:
-        while self._refresh_wanted:
-            await asyncio.sleep(LIST_CHANGED_DEBOUNCE)
-            self._refresh_wanted = False  # notifications from here on ask for one more round
-            client = self.client
-            if client is None:
-                return
-            try:
-                await self._refresh(client, keep_cache=True)
-            except Exception as exc:  # the supervisor notices a dead connection; keep the old catalogue
-                self.inspector.record("server", {"error": f"refresh failed: {describe_exception(exc)}"},
-                                      server=self.name, method="refresh/error")
-                return
-            try:
-                self.on_change(self)
-            except Exception:
-                log.exception("reporting %r's new catalogue failed", self.name)
+    async def _refresh_now(self) -> bool:
+        client = self.client
+        if client is None:
+            return False
+        try:
+            await self._refresh(client, keep_cache=True)
+        except Exception as exc:  # the supervisor notices a dead connection; keep the old catalogue
+            self.inspector.record("server", {"error": f"refresh failed: {describe_exception(exc)}"},
+                                  server=self.name, method="refresh/error")
+            return False
+        try:
+            self.on_change(self)
+        except Exception:
+            log.exception("reporting %r's new catalogue failed", self.name)
+        return True
 
     async def _on_sampling(self, context: Any, params: Any) -> Any:
         """A server asks the model for a message: the person decides, then the current backend answers."""
