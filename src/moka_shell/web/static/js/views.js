@@ -11,7 +11,6 @@ import { buildCard, fillModeButtons, failureCard, parkedCard, windowCard, fillNo
 const views = new Map(); // viewId -> record
 const byWindow = new Map(); // proxy WindowProxy -> record (the only windows we listen to)
 const placers = []; // (data) => Element | Promise<Element> | null
-const INLINE_MAX_HEIGHT = 1200;
 let info = { mode: "browser" };
 let popoutOnly = null; // in a popout window: the one viewId this page shows
 
@@ -285,7 +284,7 @@ function reportContainer(rec) {
   if (!width) return;
   // Inline views size themselves up to a maximum; in fixed modes (fullscreen, pip, a pop-out)
   // the host decides, so the frame's height is reported too.
-  const detail = { width, maxHeight: INLINE_MAX_HEIGHT };
+  const detail = { width, maxHeight: info.limits?.inlineMaxHeight ?? 1200 }; // the core's limit (app.info)
   if (rec.wire !== "inline") {
     detail.height = Math.round(rec.body.clientHeight || window.innerHeight);
     detail.maxHeight = detail.height;
