@@ -233,7 +233,7 @@ async def test_broken_server_starts_and_lists_its_tools() -> None:
             resources = {str(r.uri): r.mime_type for r in (await client.list_resources()).resources}
     assert set(tools) == {
         "ok", "wrong_mime", "bad_uri", "csp_on_tool", "no_handshake", "throws", "csp_violation",
-        "missing_resource", "app_only_helper", "bad_visibility", "unreachable",
+        "missing_resource", "read_error", "app_only_helper", "bad_visibility", "unreachable",
     }
     assert _ui(tools["bad_uri"].meta)["resourceUri"] == "https://not-ui/x"
     assert "csp" in _ui(tools["csp_on_tool"].meta)
