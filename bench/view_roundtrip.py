@@ -47,13 +47,13 @@ class CoreClock:
         self.dispatch: dict[str, list[float]] = {name: [] for name in servers}
         self.mcp: dict[str, list[float]] = {name: [] for name in servers}
         view_host = core.app.view_host
-        dispatcher = apphost.dispatcher
+        dispatcher = view_host.dispatcher
         handle = dispatcher.handle
 
         async def timed_handle(view_id: str, message: Any) -> Any:
             start = time.perf_counter()
             reply = await handle(view_id, message)
-            view = apphost.views.get(view_id)
+            view = view_host.views.get(view_id)
             if view is not None and view.server in self.dispatch and isinstance(message, dict) \
                     and message.get("method") == "tools/call":
                 self.dispatch[view.server].append((time.perf_counter() - start) * 1000)
