@@ -32,7 +32,6 @@ from moka_shell.inspector_log import DEFAULT_MAX_BYTES, LogWriter, follow_log, r
 
 __all__ = ["EventFilter", "Inspector", "Page", "Chunk", "follow_log", "read_log", "read_tail", "redact"]
 
-CHANNELS = ("mcp.rpc", "ui.rpc", "agent", "server", "view")
 _SECRET_KEY = re.compile(r"(authorization|api[_-]?key|secret|password|token|cookie)", re.I)
 _BEARER = re.compile(r"(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}")
 REDACTED = "[redacted]"

@@ -93,6 +93,7 @@ class PluginHost:
 
     def __init__(self, *, load_entrypoints: bool = True, extra: list[Any] | None = None) -> None:
         self.pm = pluggy.PluginManager("moka")
+        self._tracing = bool(os.environ.get("MOKA_TRACE_PLUGINS"))  # read once: hooks run on hot paths
         self.pm.add_hookspecs(hookspecs)
         self.infos: dict[str, PluginInfo] = {}
         from moka_shell import __version__
@@ -248,7 +249,7 @@ class PluginHost:
 
     def _trace(self, hook_name: str, pname: str, args: dict[str, Any] | None, *, result: Any = None) -> None:
         # datasette's add_hookcall_monitoring, for our own call loops (pluggy's monitor never sees them).
-        if not os.environ.get("MOKA_TRACE_PLUGINS"):
+        if not self._tracing:
             return
         if args is not None:
             print(f"moka plugins: {pname}.{hook_name}({', '.join(f'{k}={v!r}' for k, v in args.items())})",

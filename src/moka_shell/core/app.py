@@ -59,7 +59,6 @@ class MokaApp:
         self.servers = ServerManager(self.transports, self.inspector, self._servers_changed,
                                      connect_timeout=connect_timeout)
         self.problems: list[ConfigError] = []
-        self.endpoints = Endpoints()
         self.appearance = Appearance(self.themes, self.config, self.save_config, self._theme_changed)
         # interactive=False (moka chat): nobody will answer a question, so none is asked and none waits.
         can_ask: Callable[[], bool] = lambda: interactive and bool(self._listeners)
@@ -76,6 +75,11 @@ class MokaApp:
         if self.config_file is not None:
             self.config_watch = ConfigWatch(self.config_file, self.servers, self.emit,
                                             lambda: self._theme_changed(self.appearance.current()))
+
+    @property
+    def endpoints(self) -> Endpoints:
+        """Where the UI and the sandbox are served (the view host's copy is the one)."""
+        return self.view_host.endpoints
 
     # ---- events ------------------------------------------------------------------------------
 
@@ -112,7 +116,6 @@ class MokaApp:
         them views can be created and fed, but no page can load them.
         """
         if endpoints is not None:
-            self.endpoints = endpoints
             self.view_host.endpoints = endpoints
         wanted = self.config.mcp_servers
         if servers is not None:

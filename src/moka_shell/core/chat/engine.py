@@ -279,7 +279,7 @@ class ChatEngine:
     def _emit_call(self, cid: str, call: ToolCall) -> None:
         self.emit("chat.tool", {"conversationId": cid, "messageId": call.message_id, "call": call.to_json()})
 
-    def _publish_in(self, cid: str, call: ToolCall) -> None:
+    def _save_and_emit(self, cid: str, call: ToolCall) -> None:
         self.store.update_call(call.id, status=call.status, arguments=call.arguments)
         self._emit_call(cid, call)
 
@@ -292,7 +292,7 @@ class ChatEngine:
         if entry is not None:
             try:
                 refusal = await self.approvals.review(cid, call, entry.annotations, entry.title, turn.origin,
-                                                      lambda c: self._publish_in(cid, c))
+                                                      lambda c: self._save_and_emit(cid, c))
             except asyncio.CancelledError:  # stopped while the card waited for an answer
                 call.status, call.error = "cancelled", "stopped by the person"
                 if call.view is not None:
@@ -306,8 +306,7 @@ class ChatEngine:
             if call.view is not None:
                 self.views.cancel(call.view, refusal)
         else:
-            self.store.update_call(call.id, status="running", arguments=call.arguments)
-            self._emit_call(cid, call)
+            self._save_and_emit(cid, call)  # running, with the arguments the person allowed
             try:
                 _cid, _view, result = await self.views.run_tool(
                     call.server, call.tool, call.arguments, view=call.view, conversation_id=cid,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import httpx2
+from mcp import MCPError
 from pydantic import BaseModel
 
 _PARSE_FAILURE = "Failed to parse JSONRPC message"
@@ -39,12 +41,12 @@ def describe_exception(exc: BaseException) -> str:
     if isinstance(exc, FileNotFoundError):
         return f"command not found: {exc.filename or exc}"
     name = type(exc).__name__
-    if name == "ConnectError":
+    if isinstance(exc, httpx2.ConnectError):
         return f"could not connect ({exc}); is the server running and the URL right?"
     if hasattr(exc, "message") and isinstance(exc.message, str):
         text = exc.message
     else:
         text = str(exc)
-    if name == "MCPError" and text == "Connection closed":
+    if isinstance(exc, MCPError) and text == "Connection closed":
         return "the server closed the connection (it exited or crashed)"
     return f"{name}: {text}" if text else name
