@@ -259,3 +259,19 @@ def test_cli_add_refuses_a_taken_name_unless_replace(tmp_path: Path) -> None:
     replaced = moka_cli(tmp_path, "servers", "add", "dup", "--replace", "--", "node", "b.js")
     assert replaced.returncode == 0 and "replaced 'dup'" in replaced.stdout
     assert json.loads((tmp_path / "config.json").read_text())["mcpServers"]["dup"]["args"] == ["b.js"]
+
+
+def test_a_config_that_is_not_utf8_or_nested_too_deep_is_a_clear_error(tmp_path: Path) -> None:
+    """Findings R3.2 and R3.3: both were bare tracebacks that named no file; the file is left alone."""
+    p = tmp_path / "config.json"
+    latin1 = '{"mcpServers": {"caf\xe9": {}}}'.encode("latin-1")
+    p.write_bytes(latin1)
+    with pytest.raises(ConfigError) as err:
+        ConfigFile(p)
+    assert str(p) in str(err.value) and "not UTF-8" in str(err.value) and "0xe9" in str(err.value)
+    assert p.read_bytes() == latin1
+    p.write_text("[" * 200_000)
+    with pytest.raises(ConfigError) as err:
+        ConfigFile(p)
+    assert "nested too deep" in str(err.value)
+    assert p.read_text() == "[" * 200_000

@@ -176,6 +176,9 @@ def parse_config(text: str, path: str) -> MokaConfig:
     """Parse and validate config text; errors name the file, key path and problem."""
     try:
         raw = json.loads(text)
+    except RecursionError as exc:  # finding R3.3: a file nested 200,000 deep was a bare traceback
+        raise ConfigError(path, "nested too deep to be a config file",
+                          hint="fix the file by hand; Moka will not overwrite a config it can't read") from exc
     except json.JSONDecodeError as exc:
         raise ConfigError(
             path, f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
@@ -278,6 +281,9 @@ class ConfigFile:
             text = self.path.read_text(encoding="utf-8")
         except OSError as exc:
             raise ConfigError(str(self.path), f"can't be read: {exc.strerror}") from exc
+        except UnicodeDecodeError as exc:  # finding R3.2: a Latin-1 "café" was a bare traceback
+            raise ConfigError(str(self.path), f"is not UTF-8 text (byte {exc.start} is 0x{exc.object[exc.start]:02x})",
+                              hint="save the file as UTF-8; Moka will not overwrite a config it can't read") from exc
         return parse_config(text, str(self.path)), stamp
 
     def _write(self, data: dict[str, Any]) -> None:
