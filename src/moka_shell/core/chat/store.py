@@ -15,7 +15,6 @@ from typing import Any
 
 from moka_shell.errors import StoreError
 
-SCHEMA_VERSION = 1
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS conversations (
     id TEXT PRIMARY KEY, title TEXT NOT NULL, created_at REAL NOT NULL, updated_at REAL NOT NULL);
@@ -34,6 +33,12 @@ CREATE TABLE IF NOT EXISTS views (
     tool_call_id TEXT, server TEXT NOT NULL, tool TEXT NOT NULL, resource_uri TEXT NOT NULL,
     arguments TEXT, result TEXT, cancelled TEXT, model_context TEXT, created_at REAL NOT NULL);
 """
+
+# Each later version's SQL, applied in order to a database at an older version. Numbers are
+# reserved per area so that work in parallel cannot collide: 2 chat (branches, per-conversation
+# model and system prompt), 3 view storage, 4 reliability. A gap is fine.
+MIGRATIONS: dict[int, str] = {1: _SCHEMA}
+SCHEMA_VERSION = max(MIGRATIONS)
 
 
 def new_id(prefix: str) -> str:
@@ -69,9 +74,10 @@ class Store:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             raise StoreError(f"the database was written by a newer Moka (schema {version}); update Moka")
-        if version < 1:
-            self.db.executescript(_SCHEMA)
-            self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        for number in sorted(MIGRATIONS):
+            if version < number:
+                self.db.executescript(MIGRATIONS[number])
+                self.db.execute(f"PRAGMA user_version={number}")
 
     def close(self) -> None:
         """Close the database."""
