@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from moka_shell.inspector_log import DEFAULT_MAX_BYTES, LogWriter, follow_log, read_log, read_tail
+from moka_shell.inspector_pairs import Exchanges
 
 __all__ = ["EventFilter", "Inspector", "Page", "Chunk", "follow_log", "read_log", "read_tail", "redact"]
 
@@ -177,6 +178,7 @@ class Inspector:
         self._lock = threading.Lock()
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
         self._raw_listeners: list[Callable[[str], None]] = []
+        self._exchanges = Exchanges()
 
     def subscribe(self, listener: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
         """Call ``listener(event)`` for every new event; returns an unsubscribe function."""
@@ -203,6 +205,10 @@ class Inspector:
                 self.servers.add(server)
             if view:
                 ev["view"] = view
+            pair = self._exchanges.note(str(channel), direction, server or None, view or None, message, self.seq, ev["time"])
+            if pair is not None:  # a response: it names its request, is found by its method, is timed
+                method = method or pair["method"]
+                ev["reply_to"], ev["ms"] = pair["reply_to"], pair["ms"]
             if method:
                 ev["method"] = method
             # The same text json.dumps(ev) would give, with the message (always last) encoded once.
