@@ -44,8 +44,10 @@ export function summaryOf(ev) {
 }
 
 export function methodOf(ev) {
-  if (ev.method) return ev.method;
   const m = ev.message;
+  // A response carries its request's method (the core pairs them): say which it answers.
+  if (ev.reply_to != null && ev.method) return `${m?.error ? "error" : "result"} · ${ev.method}`;
+  if (ev.method) return ev.method;
   if (m && typeof m === "object") {
     if (m.error) return `error #${m.id ?? ""}`;
     if ("result" in m) return `result #${m.id ?? ""}`;

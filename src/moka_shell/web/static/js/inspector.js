@@ -12,6 +12,7 @@ import { icon } from "./icons.js";
 import { button, iconButton, toast, toastError } from "./ui.js";
 import { jsonView } from "./json.js";
 import { ARROW, matches, methodOf, summaryOf, timeOf } from "./inspector-events.js";
+import { Exchanges, curlFor, durationText, isRequest, statusOf } from "./inspector-pairs.js";
 
 const ROW = 30; // px; fixed so the list can compute positions without measuring
 const OVERSCAN = 12;
@@ -40,6 +41,12 @@ let follow = true;
 let frame = 0;
 let els = {};
 const filters = { channel: "", server: "", view: "", method: "", text: "" };
+// "pairs": one row per request with its response folded in; "events": every message as it came.
+const MODE_KEY = "moka.inspector.mode";
+let mode = localStorage.getItem(MODE_KEY) === "events" ? "events" : "pairs";
+const ex = new Exchanges();
+const list = () => (mode === "pairs" ? ex.rows : shown);
+let serverInfo = new Map(); // name → servers.list entry, for "Copy as curl"
 const servers = new Set();
 
 const filtered = () => Object.values(filters).some(Boolean);
@@ -63,6 +70,7 @@ function add(ev) {
   total = Math.min(total + 1, capacity);
   if (matches(ev, filters)) {
     shown.push(ev);
+    ex.add(ev);
     matched = Math.min(matched + 1, total);
     if (shown.length > CAP * 1.1) trim();
   }
@@ -73,6 +81,7 @@ function trim() {
   // Drop the oldest tenth in one go instead of one event at a time; they can be fetched again.
   shown = shown.slice(shown.length - CAP);
   older = shown[0].seq;
+  ex.reset(shown);
 }
 
 // Ask the core for the newest page for the current filters, once, after the current task:
@@ -95,6 +104,7 @@ async function load() {
     // Live events that came after the core took its snapshot are kept, once, in order.
     const tail = shown.filter((ev) => ev.seq > page.newest && matches(ev, filters));
     shown = page.events.concat(tail);
+    ex.reset(shown);
     older = page.before ?? null;
     capacity = page.capacity || CAP;
     total = Math.min(page.total + tail.length, capacity);
@@ -121,14 +131,17 @@ async function loadOlder() {
     if (gen !== generation) return;
     const first = shown.length ? shown[0].seq : Infinity;
     const fresh = page.events.filter((ev) => ev.seq < first);
+    const rowsBefore = list().length;
     shown = fresh.concat(shown);
+    ex.reset(shown);
+    const grew = list().length - rowsBefore;
     older = page.before ?? null;
     total = Math.max(page.total, total);
     matched = Math.max(page.matched, shown.length);
     // Keep the rows in view where they were: the list grew above them.
-    if (!follow && fresh.length) {
-      els.spacer.style.height = `${shown.length * ROW}px`;
-      els.viewport.scrollTop += fresh.length * ROW;
+    if (!follow && grew > 0) {
+      els.spacer.style.height = `${list().length * ROW}px`;
+      els.viewport.scrollTop += grew * ROW;
     }
   } catch (err) {
     if (gen === generation) toastError(err);
@@ -148,12 +161,13 @@ function schedule(jump = false) {
 function render() {
   frame = 0;
   const vp = els.viewport;
-  els.spacer.style.height = `${shown.length * ROW}px`;
+  const items = list();
+  els.spacer.style.height = `${items.length * ROW}px`;
   if (follow) vp.scrollTop = vp.scrollHeight;
   const first = Math.max(0, Math.floor(vp.scrollTop / ROW) - OVERSCAN);
-  const last = Math.min(shown.length, Math.ceil((vp.scrollTop + vp.clientHeight) / ROW) + OVERSCAN);
+  const last = Math.min(items.length, Math.ceil((vp.scrollTop + vp.clientHeight) / ROW) + OVERSCAN);
   const rows = [];
-  for (let i = first; i < last; i++) rows.push(row(shown[i], i));
+  for (let i = first; i < last; i++) rows.push(row(items[i], i));
   clear(els.rows).append(...rows);
   els.rows.style.transform = `translateY(${first * ROW}px)`;
   vp.classList.toggle("busy", loading);
@@ -179,6 +193,16 @@ function countText() {
 
 const isSelected = (ev) => selected !== null && (ev === selected || (ev.seq !== undefined && ev.seq === selected.seq));
 
+function timing(ev) {
+  if (mode !== "pairs" || !isRequest(ev)) {
+    return h("span", { class: "c-ms mono", text: durationText(ev.ms) });
+  }
+  const reply = ex.replyOf(ev);
+  const status = statusOf(ev, reply);
+  return h("span", { class: `c-ms mono st-${status}`, title: status === "pending" ? "No response yet" : status === "error" ? "Answered with an error" : "" },
+    h("i", { class: "st-dot", "aria-hidden": "true" }), reply ? durationText(reply.ms) : "…");
+}
+
 function row(ev, i) {
   const isSel = isSelected(ev);
   const r = h("div", {
@@ -191,6 +215,7 @@ function row(ev, i) {
   h("span", { class: "c-server", text: ev.server || "" }),
   h("span", { class: "c-view mono", text: ev.view ? String(ev.view).slice(0, 8) : "", title: ev.view || "" }),
   h("span", { class: "c-method mono", text: methodOf(ev) }),
+  timing(ev),
   h("span", { class: "c-sum mono", text: summaryOf(ev) }));
   return r;
 }
@@ -199,7 +224,7 @@ function select(ev, { scroll = false } = {}) {
   selected = ev;
   schedule();
   if (scroll && ev) {
-    const i = shown.findIndex(isSelected);
+    const i = list().findIndex(isSelected);
     const vp = els.viewport;
     if (i * ROW < vp.scrollTop) vp.scrollTop = i * ROW;
     else if ((i + 1) * ROW > vp.scrollTop + vp.clientHeight) vp.scrollTop = (i + 1) * ROW - vp.clientHeight;
@@ -214,7 +239,14 @@ function renderDetail() {
     d.append(h("div", { class: "insp-detail-empty" }, icon("inspector", { size: 22 }), h("p", { text: "Select an event to see its message." })));
     return;
   }
-  const meta = [["Channel", ev.channel], ["Direction", ev.direction], ["Server", ev.server], ["View", ev.view], ["Method", methodOf(ev)], ["Time", timeOf(ev)], ["Seq", ev.seq]];
+  const reply = ex.replyOf(ev);
+  const request = ev.reply_to != null ? ex.requests.get(ev.reply_to) : undefined;
+  const took = reply ? reply.ms : ev.ms;
+  const meta = [["Channel", ev.channel], ["Direction", ev.direction], ["Server", ev.server], ["View", ev.view], ["Method", methodOf(ev)],
+    ["Time", timeOf(ev)], ["Took", durationText(took)], ["Status", isRequest(ev) ? statusOf(ev, reply) : ""], ["Seq", ev.seq]];
+  const copy = (label, text) => button(label, { small: true, variant: "ghost", icon: "copy",
+    onclick: async () => toast((await copyText(text)) ? "Copied" : "Copy failed") });
+  const curl = curlFor(ev, serverInfo.get(ev.server));
   append(d, [
     h("header", { class: "insp-detail-head" },
       h("strong", { class: "mono grow", text: methodOf(ev) || ev.channel || "event" }),
@@ -222,8 +254,31 @@ function renderDetail() {
       iconButton("close", "Close details", { onclick: () => select(null) })),
     h("dl", { class: "insp-meta" }, meta.filter(([, v]) => v !== undefined && v !== null && v !== "").map(([k, v]) =>
       h("div", {}, h("dt", { text: k }), h("dd", { class: "mono", text: String(v) })))),
-    ev.view ? h("div", {}, button("Only this view", { small: true, variant: "ghost", icon: "filter", onclick: () => setFilter("view", ev.view) })) : null,
-    jsonView(ev.message, { className: "insp-json" })]);
+    h("div", { class: "insp-detail-actions" },
+      ev.view ? button("Only this view", { small: true, variant: "ghost", icon: "filter", onclick: () => setFilter("view", ev.view) }) : null,
+      request ? button("Show request", { small: true, variant: "ghost", onclick: () => select(request, { scroll: true }) }) : null,
+      isRequest(ev) ? copy("Copy as JSON", JSON.stringify(ev.message, null, 2)) : null,
+      curl ? copy("Copy as curl", curl) : null),
+    reply ? h("h3", { class: "insp-part", text: "Request" }) : null,
+    jsonView(ev.message, { className: "insp-json" }),
+    reply ? h("h3", { class: "insp-part", text: `Response · ${durationText(reply.ms)}` }) : null,
+    reply ? jsonView(reply.message, { className: "insp-json insp-response" }) : null]);
+}
+
+function setMode(next) {
+  if (next === mode) return;
+  const keep = selected;
+  mode = next;
+  localStorage.setItem(MODE_KEY, mode);
+  for (const input of els.mode.querySelectorAll("input")) input.checked = input.value === mode;
+  // A selected response folds into its request's row in the exchange view.
+  if (mode === "pairs" && keep?.reply_to != null && ex.requests.has(keep.reply_to)) selected = ex.requests.get(keep.reply_to);
+  schedule(!selected);
+  if (selected) select(selected, { scroll: true });
+}
+
+async function refreshServers() {
+  try { serverInfo = new Map((await api.call("servers.list")).map((s) => [s.name, s])); } catch { /* curl stays unavailable */ }
 }
 
 function refreshServerOptions() {
@@ -246,17 +301,18 @@ function setFilter(key, value) {
 }
 
 function onKey(e) {
-  if (!shown.length) return;
-  let i = selected ? shown.findIndex(isSelected) : -1;
-  if (e.key === "ArrowDown") i = Math.min(shown.length - 1, i + 1);
+  const items = list();
+  if (!items.length) return;
+  let i = selected ? items.findIndex(isSelected) : -1;
+  if (e.key === "ArrowDown") i = Math.min(items.length - 1, i + 1);
   else if (e.key === "ArrowUp") i = Math.max(0, i - 1);
   else if (e.key === "Home") i = 0;
-  else if (e.key === "End") i = shown.length - 1;
+  else if (e.key === "End") i = items.length - 1;
   else if (e.key === "Escape") { select(null); return; }
   else return;
   e.preventDefault();
-  follow = i === shown.length - 1;
-  select(shown[i], { scroll: true });
+  follow = i === items.length - 1;
+  select(items[i], { scroll: true });
 }
 
 // The export is the log (with the filters), not this list: "Clear" does not apply. It comes in
@@ -292,6 +348,7 @@ async function exportEvents(e) {
 function clearList() {
   floor = lastSeq;
   shown = [];
+  ex.reset(shown);
   matched = 0;
   older = null;
   generation += 1; // a page on its way belongs to the list before the clear
@@ -329,19 +386,23 @@ export default {
     });
     els.rows.addEventListener("click", (e) => {
       const r = e.target.closest(".insp-row");
-      if (r) { select(shown[Number(r.dataset.index)]); els.viewport.focus({ preventScroll: true }); }
+      if (r) { select(list()[Number(r.dataset.index)]); els.viewport.focus({ preventScroll: true }); }
     });
     els.older = button("Load older", { small: true, variant: "ghost", id: "inspector-older", hidden: true,
       title: `Fetch the ${fmt(PAGE)} events before the oldest shown (scrolling to the top does too)`, onclick: loadOlder });
+    els.mode = h("div", { class: "segmented insp-mode", role: "radiogroup", "aria-label": "Show" },
+      [["pairs", "Exchanges", "One row per request, with its response and how long it took"], ["events", "Events", "Every message as it came"]].map(([value, label, title]) =>
+        h("label", { title }, h("input", { type: "radio", name: "inspector-mode", value, id: `inspector-mode-${value}`, checked: mode === value,
+          onchange: () => setMode(value) }), label)));
     els.detail = h("aside", { class: "insp-detail", id: "inspector-detail", "aria-label": "Event details" });
     refreshServerOptions();
     section.append(h("div", { class: "inspector" },
       h("div", { class: "insp-toolbar", role: "search" },
-        h("div", { class: "insp-search" }, icon("search", { size: 15 }), els.text), els.channel, els.server, els.method, els.view),
+        h("div", { class: "insp-search" }, icon("search", { size: 15 }), els.text), els.channel, els.server, els.method, els.view, els.mode),
       h("div", { class: "insp-body" },
         h("div", { class: "insp-table" },
           h("div", { class: "insp-row insp-header", "aria-hidden": "true" },
-            ["Time", "Channel", "", "Server", "View", "Method", "Message"].map((t, i) => h("span", { class: ["c-time", "c-chan", "c-dir", "c-server", "c-view", "c-method", "c-sum"][i], text: t }))),
+            ["Time", "Channel", "", "Server", "View", "Method", "Took", "Message"].map((t, i) => h("span", { class: ["c-time", "c-chan", "c-dir", "c-server", "c-view", "c-method", "c-ms", "c-sum"][i], text: t }))),
           els.viewport,
           h("div", { class: "insp-status" }, els.count, els.older, h("span", { class: "grow" }),
             h("span", { class: "muted small" }, h("kbd", { text: "↑" }), " ", h("kbd", { text: "↓" }), " to move"))),
@@ -357,6 +418,7 @@ export default {
     // Live events flow only while this screen is open (each one costs every view call a push);
     // what happened meanwhile comes with the page. Asked first, so nothing falls in between.
     api.call("inspector.live", { on: true }).catch(() => {});
+    refreshServers();
     for (const key of ["view", "server", "channel", "method", "text"]) if (key in params) setFilter(key, params[key]);
     if (!loaded) requestLoad();
     schedule();
