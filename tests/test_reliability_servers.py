@@ -160,7 +160,9 @@ async def test_a_list_changed_burst_makes_one_refresh_that_rereads_nothing_uncha
     try:
         await mgr.wait_ready(timeout=30)
         conn = mgr.get("fault")
-        assert conn.status == "ready" and "ui://fault/view" in conn.ui_cache
+        assert conn.status == "ready"
+        await conn.ui.idle()  # ui:// resources are read after connecting, in the background
+        assert "ui://fault/view" in conn.ui_cache
 
         def sent(method: str) -> int:
             return len([e for e in insp.query(EventFilter(server="fault", method=method), limit=10_000)

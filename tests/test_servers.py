@@ -57,7 +57,7 @@ async def test_demo_catalogue_keeps_meta_ui_and_visibility(tmp_path) -> None:  #
         assert dice.meta["ui"]["resourceUri"] == "ui://moka-demo/dice"
         assert conn.tools["reroll_dice"].visibility == ["app"] and conn.tools["reroll_dice"].resource_uri is None
         assert conn.tools["summarize_rolls"].visibility == ["model"]
-        ui = conn.ui_cache["ui://moka-demo/dice"]  # prefetched after tools/list
+        ui = await conn.ui_resource("ui://moka-demo/dice")  # prefetched after tools/list, or read now
         assert ui.error is None and "<html" in (ui.html or "").lower()
         assert ui.ui_meta["prefersBorder"] is True
         assert ui.ui_meta["csp"]["connectDomains"] == ["https://api.example.com"]
@@ -211,7 +211,7 @@ async def test_official_example_server_over_stdio_and_http(tmp_path) -> None:  #
                 tool = conn.tools["get-time"]
                 assert tool.meta["ui"]["resourceUri"] == "ui://get-time/mcp-app.html"
                 assert tool.meta["ui/resourceUri"] == "ui://get-time/mcp-app.html"
-                assert conn.ui_cache[tool.resource_uri].error is None  # 200+ KB over SSE too
+                assert (await conn.ui_resource(tool.resource_uri)).error is None  # 200+ KB over SSE too
                 assert conn.protocol_version == "2025-11-25"
         finally:
             await mgr.stop_all()

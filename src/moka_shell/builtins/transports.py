@@ -9,10 +9,11 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, TextIO
 
 import httpx2
-from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from moka_shell.config import SELF_COMMAND, ServerConfig, self_command
+from moka_shell.core.mcp.oauth import connection_auth, find_sign_in_required, uses_oauth
+from moka_shell.core.mcp.stdio_client import StdioLaunch, stdio_streams
 from moka_shell.errors import ServerError
 from moka_shell.hookspecs import RegisterTransport, hookimpl
 
@@ -48,10 +49,9 @@ class StdioTransport:
             # Else the child's FileNotFoundError reads as "command not found" (finding R1.24).
             raise ServerError(f"the server's working directory does not exist: {config.cwd!r}",
                               hint="fix or remove the server's 'cwd'")
-        # "replace": one invalid UTF-8 byte on stdout must cost one garbled line, not the connection (R1.6).
-        params = StdioServerParameters(command=command, args=args, env=env or None, cwd=config.cwd,
-                                       encoding_error_handler="replace")
-        return stdio_client(params, errlog=errlog)
+        # Moka's own reader: linear in a line's length, capped per message, tolerant of invalid UTF-8,
+        # and it reports the exit code (findings R1.6, R1.9, R1.13).
+        return stdio_streams(StdioLaunch(command, args, env or None, config.cwd), errlog)
 
 
 class HttpTransport:
@@ -67,10 +67,20 @@ class HttpTransport:
 
 @asynccontextmanager
 async def _http_streams(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
-    async with httpx2.AsyncClient(headers=headers or None, timeout=httpx2.Timeout(30.0, read=300.0)) as client:
-        # UI resources are single inlined HTML files, often over 1 MiB: lift the SSE event cap.
-        async with streamable_http_client(url, http_client=client, max_sse_event_size=None) as streams:
-            yield streams
+    # OAuth only acts on a 401; a server given its own Authorization header is left alone.
+    auth = connection_auth(url) if uses_oauth(headers) else None
+    async with httpx2.AsyncClient(headers=headers or None, timeout=httpx2.Timeout(30.0, read=300.0),
+                                  auth=auth) as client:
+        try:
+            # UI resources are single inlined HTML files, often over 1 MiB: lift the SSE event cap.
+            async with streamable_http_client(url, http_client=client, max_sse_event_size=None) as streams:
+                yield streams
+        except Exception as exc:
+            # The SDK's task groups wrap it; the supervisor must see "sign-in required" itself.
+            needed = find_sign_in_required(exc)
+            if needed is not None:
+                raise needed from None
+            raise
 
 
 @hookimpl

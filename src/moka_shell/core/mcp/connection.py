@@ -2,7 +2,12 @@
 
 Each connection runs in its own task so that a crashing transport (which cancels the
 body of ``async with Client``) never reaches the chat or a view. See the fault table
-in ``shared/docs/mcp-python-sdk.md``.
+in ``shared/docs/mcp-python-sdk.md``. The connection is split by concern:
+
+- here: the lifecycle (supervisor, one connection attempt, stderr, status and ``info()``);
+- ``requests.py`` (mixin ServerRequests): tool calls, prompts, resources, completions;
+- ``session_events.py`` (mixin SessionEvents): what the server sends unasked (list changes, logs, sampling);
+- ``backoff.py``: when to retry; ``listing.py``: paginated lists; ``ui_resources.py``: the ui:// cache.
 """
 
 from __future__ import annotations
@@ -18,34 +23,39 @@ from typing import Any, Literal
 
 import anyio
 import mcp_types as types
-import pydantic
-from mcp import Client, MCPError
+from mcp import Client
 from mcp.client import advertise
 
 from moka_shell import __version__
 from moka_shell.config import ServerConfig
-from moka_shell.core.mcp.catalog import APP_MIME, ToolEntry, UiResource, cap_result
+from moka_shell.core.mcp.backoff import Backoff
+from moka_shell.core.mcp.catalog import APP_MIME, ToolEntry, UiResource
 from moka_shell.core.mcp.coalesce import Coalesced
+from moka_shell.core.mcp.elicitation import Elicitor, sdk_callback
+from moka_shell.core.mcp.listing import has_capability, read_listing
 from moka_shell.core.mcp.logging_transport import LoggingTransport
+from moka_shell.core.mcp.progress import CallTracker
+from moka_shell.core.mcp.requests import ServerRequests
 from moka_shell.core.mcp.sdk import describe_exception, dump, quiet_sdk_logs
+from moka_shell.core.mcp.session_events import LOG_INFO_LINES, LOG_LEVELS, SessionEvents
 from moka_shell.core.mcp.stderr import INFO_LINES, StderrTail, pump
 from moka_shell.core.mcp.transport import Transport
-from moka_shell.core.mcp.ui_resources import read_catalogue, read_ui_resource
-from moka_shell.errors import MokaError, ServerUnavailableError, ToolCallError, UnknownToolError, to_jsonrpc
+from moka_shell.core.mcp.ui_resources import UiCache
+from moka_shell.errors import InvalidParamsError, MokaError, SignInRequiredError
 from moka_shell.inspector import Inspector
 
-Status = Literal["connecting", "ready", "failed", "stopped", "disabled"]
+Status = Literal["connecting", "ready", "failed", "stopped", "disabled", "signin"]
 UI_EXTENSION = advertise("io.modelcontextprotocol/ui", {"mimeTypes": [APP_MIME]})
 DEFAULT_CONNECT_TIMEOUT = 20.0
 CALL_TIMEOUT = 300.0
-BACKOFF = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
-HEALTHY_SECONDS = 60.0  # a session ready this long was healthy: the next retry starts from the shortest delay
 LIST_CHANGED_DEBOUNCE = 0.25  # a burst of list_changed notifications within this makes one refresh
+INSTRUCTIONS_SHOWN = 4000  # characters of the server's instructions on its card
+EXIT_REPORT_WAIT = 1.0  # after a stdio server's stderr closed, for its exit status to arrive
 log = logging.getLogger("moka.servers")
 quiet_sdk_logs()
 
 
-class ServerConnection:
+class ServerConnection(ServerRequests, SessionEvents):
     """A supervised connection to one MCP server."""
 
     def __init__(self, name: str, config: ServerConfig, transport: Transport, inspector: Inspector,
@@ -61,12 +71,13 @@ class ServerConnection:
         self.stderr = StderrTail()
         self.tools: dict[str, ToolEntry] = {}
         self.listing_meta: dict[str, dict[str, Any]] = {}
-        self.ui_cache: dict[str, UiResource] = {}
+        self.ui = UiCache()
         self._listing_keys: dict[str, str] = {}  # uri -> its resources/list entry as JSON, to see what changed
         self.client: Client | None = None
         self.protocol_version: str | None = None
         self.server_info: dict[str, Any] | None = None
         self.generation = 0
+        self.backoff = Backoff()
         self._connecting = False  # True from start() until the current attempt ends
         self._dead = asyncio.Event()
         self._stop = asyncio.Event()
@@ -74,9 +85,24 @@ class ServerConnection:
         self._task: asyncio.Task[None] | None = None
         self._list_changed_task: asyncio.Task[None] | None = None
         self._refresher = Coalesced(self._refresh_now, LIST_CHANGED_DEBOUNCE)
-        self._ready_since: float | None = None
+        self._init_events()
         # Set by MokaApp: answers sampling/createMessage from this server (after consent).
         self.sampler: Callable[[str, dict[str, Any]], Any] | None = None
+        # Set by ServerManager: the person answers this server's questions; calls track progress.
+        self.elicitor: Elicitor | None = None
+        self.calls: CallTracker | None = None
+        self.instructions: str | None = None  # the server's, for the model's system prompt
+
+    @property
+    def ui_cache(self) -> dict[str, UiResource]:
+        """The UI resources read so far, by uri."""
+        return self.ui.entries
+
+    @property
+    def log_level(self) -> str:
+        """The level of log messages asked of the server (the config's ``logLevel``, default ``info``)."""
+        level = (self.config.model_extra or {}).get("logLevel")
+        return level if level in LOG_LEVELS else "info"
 
     # ---- lifecycle ---------------------------------------------------------------------------
 
@@ -112,7 +138,7 @@ class ServerConnection:
         while time.monotonic() < deadline:
             if self.status == "ready":
                 return True
-            if self.status in ("failed", "disabled", "stopped") and self.generation > 0 and not self._connecting:
+            if self.status in ("failed", "disabled", "stopped", "signin") and self.generation > 0 and not self._connecting:
                 return False
             await asyncio.sleep(0.02)
         return self.status == "ready"
@@ -129,16 +155,17 @@ class ServerConnection:
             log.exception("reporting %r's status %s failed", self.name, status)
 
     async def _supervise(self) -> None:
-        failures = 0
         last_error: str | None = None
         while not self._stop.is_set():
             self.generation += 1
             self._connecting = True
             # The last failure stays visible while the next attempt runs (finding R1.3).
             self._set("connecting", f"{last_error} (connecting again)" if last_error else None)
-            self._ready_since = None
+            signin = False
             try:
                 error = await self._connect_once()
+            except SignInRequiredError as exc:  # retrying cannot help: wait, untimed, until a sign-in restarts it
+                error, signin = str(exc), True
             except Exception as exc:  # a bug here must not end the retries
                 log.exception("connecting %r failed unexpectedly", self.name)
                 error = describe_exception(exc)
@@ -146,11 +173,12 @@ class ServerConnection:
             self.client = None
             if self._stop.is_set():
                 break
-            healthy = self._ready_since is not None and time.monotonic() - self._ready_since >= HEALTHY_SECONDS
-            failures = 0 if healthy else failures + 1
-            delay = BACKOFF[min(failures, len(BACKOFF) - 1)]
+            delay = None if signin else self.backoff.next_delay()
             last_error = error or "the connection closed"
-            self._set("failed", last_error + f" (retrying in {delay:g} s)")
+            if delay is None:
+                self._set("signin", error)
+            else:
+                self._set("failed", last_error + f" (retrying in {delay:g} s)")
             self._wake.clear()
             try:
                 await asyncio.wait_for(self._wake.wait(), timeout=delay)
@@ -160,6 +188,8 @@ class ServerConnection:
     async def _connect_once(self) -> str | None:
         """Run one connection until it dies; returns the error, or None after a clean stop."""
         self._dead.clear()
+        self._exited.clear()
+        self.exit_reason = None
         read_fd, write_fd = os.pipe()
         errlog = os.fdopen(write_fd, "w", buffering=1, encoding="utf-8", errors="replace")
         reader = threading.Thread(target=self._pump_stderr, args=(read_fd,), daemon=True, name=f"stderr:{self.name}")
@@ -168,25 +198,34 @@ class ServerConnection:
         try:
             inner = self.transport.open(self.config, errlog)
             logged = LoggingTransport(inner, self.inspector, self.name)
+            # The deadline covers the handshake and listing; ui:// resources are read after (R1.15).
             with anyio.CancelScope(deadline=anyio.current_time() + self.connect_timeout) as scope:
                 async with Client(logged, extensions=[UI_EXTENSION], read_timeout_seconds=CALL_TIMEOUT,
                                   client_info=types.Implementation(name="moka", version=__version__),
-                                  message_handler=self._on_message, log_level="info",
+                                  message_handler=self._on_message, log_level=self.log_level,  # type: ignore[arg-type]
                                   logging_callback=self._on_log, cache=None,
+                                  elicitation_callback=sdk_callback(self.elicitor, self.name),
                                   sampling_callback=self._on_sampling if self.sampler else None) as client:
-                    # The child has our copy of the pipe now; close ours so EOF means "exited".
-                    errlog.close()
+                    if self.config.transport_id == "stdio":
+                        # The child has our copy of the pipe now; close ours so EOF means "exited".
+                        # (Other transports keep it: the HTTP transport writes its errors there.)
+                        errlog.close()
                     self.client = client
                     self.protocol_version = client.protocol_version
                     info = client.server_info
                     self.server_info = dump(info) if info is not None else None
-                    await self._refresh(client, keep_cache=False)
+                    self.instructions = client.instructions
+                    await self._send_log_level(client)
+                    self.ui.clear()
+                    await self._refresh(client)
                     scope.deadline = float("inf")
                     self._set("ready")
-                    self._ready_since = time.monotonic()
+                    self.backoff.ready()
                     self._start_listening(client)
                     await self._park()
             timed_out = scope.cancelled_caught
+        except SignInRequiredError:  # the supervisor waits for a sign-in instead of retrying
+            raise
         except MokaError as exc:  # e.g. the command does not exist
             return str(exc)
         except BaseException as exc:  # noqa: BLE001 - ExceptionGroups from the SDK; cancellation re-raised below
@@ -198,7 +237,7 @@ class ServerConnection:
                 task = asyncio.current_task()
                 if task is not None and task.cancelling():
                     raise
-            return self._with_stderr(describe_exception(exc))
+            return await self._why(describe_exception(exc))
         finally:
             if not errlog.closed:
                 errlog.close()
@@ -206,11 +245,19 @@ class ServerConnection:
                 if task:
                     task.cancel()
         if timed_out:
-            return self._with_stderr(f"did not finish connecting within {self.connect_timeout:g} s")
-        # Why it closed is often the server's last words (finding R1.9).
-        return None if self._stop.is_set() else self._with_stderr("the connection closed")
+            return await self._why(f"did not finish connecting within {self.connect_timeout:g} s")
+        # Why it closed is often the server's exit status and last words (finding R1.9).
+        return None if self._stop.is_set() else await self._why("the connection closed")
 
-    def _with_stderr(self, message: str) -> str:
+    async def _why(self, message: str) -> str:
+        """``message`` with how the process ended (stdio) and the server's last stderr lines."""
+        if self.config.transport_id == "stdio" and self.exit_reason is None:
+            try:
+                await asyncio.wait_for(self._exited.wait(), timeout=EXIT_REPORT_WAIT)
+            except asyncio.TimeoutError:
+                pass
+        if self.exit_reason and self.exit_reason not in message:
+            message += f": {self.exit_reason}"
         last = [line[:300] for line in self.stderr.last(3) if line.strip()]
         return message + (f" — stderr: {' | '.join(last)}" if last else "")
 
@@ -246,44 +293,28 @@ class ServerConnection:
     def _loop(self) -> asyncio.AbstractEventLoop | None:
         return self._task.get_loop() if self._task else None
 
-    # ---- catalogue ---------------------------------------------------------------------------
+    # ---- catalogue and log level -------------------------------------------------------------
 
-    async def _refresh(self, client: Client, *, keep_cache: bool) -> None:
-        """List tools and resources, and read the UI resources (with ``keep_cache``: only changed ones)."""
-        old, old_keys = (self.ui_cache, self._listing_keys) if keep_cache else ({}, {})
-        cat = await read_catalogue(client, self.name, old, old_keys)
-        self.tools, self.listing_meta, self.ui_cache, self._listing_keys = cat.tools, cat.listing_meta, cat.ui, cat.keys
-
-    async def _fetch_ui(self, client: Client, uri: str) -> UiResource:
-        return await read_ui_resource(client, uri, self.listing_meta.get(uri, {}).get("ui") or {})
+    async def _refresh(self, client: Client) -> None:
+        """List every tool and resource; then read (in the background) the UI resources that are new or changed."""
+        found = await read_listing(client, self.name)
+        changed = {uri for uri, key in found.keys.items() if self._listing_keys.get(uri) != key}
+        self.tools, self.listing_meta, self._listing_keys = found.tools, found.listing_meta, found.keys
+        uris = sorted({t.resource_uri for t in self.tools.values() if t.resource_uri})
+        self.ui.keep_only(set(uris), changed)
+        self.ui.prefetch(client, uris, self.listing_meta)
 
     async def ui_resource(self, uri: str) -> UiResource:
-        """The cached UI resource, fetched now if it is not cached."""
-        cached = self.ui_cache.get(uri)
-        if cached is not None and cached.error is None:
-            return cached
+        """The cached UI resource, read now if it is not cached."""
         client = self._client_or_raise()
-        fresh = await self._fetch_ui(client, uri)
-        self.ui_cache[uri] = fresh
-        return fresh
-
-    async def _on_message(self, message: Any) -> None:
-        if isinstance(message, types.ServerNotification):
-            message = message.root if hasattr(message, "root") else message
-        if isinstance(message, (types.ToolListChangedNotification, types.ResourceListChangedNotification)):
-            self._schedule_refresh()
-
-    def _schedule_refresh(self) -> None:
-        """Refresh the catalogue soon: a burst of list_changed notifications makes one refresh."""
-        if self.client is not None:
-            self._refresher.request()
+        return await self.ui.get(client, uri, self.listing_meta.get(uri, {}).get("ui") or {})
 
     async def _refresh_now(self) -> bool:
         client = self.client
         if client is None:
             return False
         try:
-            await self._refresh(client, keep_cache=True)
+            await self._refresh(client)
         except Exception as exc:  # the supervisor notices a dead connection; keep the old catalogue
             self.inspector.record("server", {"error": f"refresh failed: {describe_exception(exc)}"},
                                   server=self.name, method="refresh/error")
@@ -294,105 +325,48 @@ class ServerConnection:
             log.exception("reporting %r's new catalogue failed", self.name)
         return True
 
-    async def _on_sampling(self, context: Any, params: Any) -> Any:
-        """A server asks the model for a message: the person decides, then the current backend answers."""
-        assert self.sampler is not None
-        try:
-            result = await self.sampler(self.name, dump(params))
-        except MokaError as exc:
-            return types.ErrorData(**to_jsonrpc(exc))
-        return types.CreateMessageResult.model_validate(result)
-
-    async def _on_log(self, params: Any) -> None:
-        self.inspector.record("server", dump(params), server=self.name, method="notifications/message")
-
-    def _start_listening(self, client: Client) -> None:
-        if (client.protocol_version or "") < "2026-07-28":
+    async def _send_log_level(self, client: Client) -> None:
+        """A 2025-11-25 server is told the level with ``logging/setLevel``; 2026-07-28 gets it per request."""
+        if (client.protocol_version or "") >= "2026-07-28" or not has_capability(client, "logging"):
             return
-
-        async def listen() -> None:
-            try:
-                async with client.listen(tools_list_changed=True, resources_list_changed=True) as sub:
-                    async for _event in sub:
-                        self._schedule_refresh()
-            except Exception:  # listening is best effort; the connection itself is supervised
-                return
-
-        self._list_changed_task = asyncio.get_running_loop().create_task(listen())
-
-    # ---- calls -------------------------------------------------------------------------------
-
-    def _client_or_raise(self) -> Client:
-        if self.status != "ready" or self.client is None:
-            raise ServerUnavailableError(self.name, self.status, self.error)
-        return self.client
-
-    def tool(self, name: str) -> ToolEntry:
-        """The catalogue entry of a tool, or UnknownToolError."""
         try:
-            return self.tools[name]
-        except KeyError:
-            raise UnknownToolError(self.name, name, list(self.tools)) from None
+            await client.set_logging_level(self.log_level)  # type: ignore[arg-type]
+        except Exception as exc:  # a server that refuses keeps its own default
+            self.inspector.record("server", {"error": f"logging/setLevel failed: {describe_exception(exc)}"},
+                                  server=self.name, method="logging/setLevel")
 
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None, *,
-                        timeout: float | None = None) -> dict[str, Any]:
-        """Call a tool; returns the wire ``CallToolResult`` dict, size-capped.
+    async def set_log_level(self, level: str) -> None:
+        """Ask for log messages at ``level`` and above from now on (the caller saves the config)."""
+        if level not in LOG_LEVELS:
+            raise InvalidParamsError(f"unknown log level {level!r} (one of: {', '.join(LOG_LEVELS)})")
+        self.config = ServerConfig.model_validate({**self.config.model_dump(), "logLevel": level})
+        client = self.client
+        if client is None or self.status != "ready":
+            return
+        session = client.session
+        if hasattr(session, "_log_level"):  # 2026-07-28: the level travels in each request's _meta
+            session._log_level = level  # type: ignore[assignment]
+        await self._send_log_level(client)
 
-        Protocol failures raise ToolCallError; a dead connection is marked so the
-        supervisor reconnects.
-        """
-        client = self._client_or_raise()
-        self.tool(name)
-        return cap_result(await self._guard(client.call_tool(name, arguments or {}, read_timeout_seconds=timeout),
-                                            f"tools/call {name}"))
-
-    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """Proxy a read-only request (resources/read, resources/list, ...) for a view."""
-        client = self._client_or_raise()
-        if method == "resources/read":
-            coro: Any = client.read_resource(str(params.get("uri", "")))
-        elif method == "resources/list":
-            coro = client.list_resources(cursor=params.get("cursor"))
-        elif method == "resources/templates/list":
-            coro = client.list_resource_templates(cursor=params.get("cursor"))
-        elif method == "prompts/list":
-            coro = client.list_prompts(cursor=params.get("cursor"))
-        else:
-            raise ToolCallError(f"{method} is not proxied")
-        return await self._guard(coro, method)
-
-    async def _guard(self, coro: Any, what: str) -> dict[str, Any]:
-        try:
-            result = await coro
-        except MCPError as exc:
-            if exc.code == types.CONNECTION_CLOSED:
-                self._dead.set()
-                raise ToolCallError(f"{what} on {self.name!r} failed: the server's connection closed "
-                                    f"({exc.message}); Moka is reconnecting") from exc
-            raise ToolCallError(f"{what} on {self.name!r} failed: {exc.message} (code {exc.code})") from exc
-        except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():
-                raise
-            # The HTTP transport's task group crashed and cancelled the call: the server died.
-            self._dead.set()
-            raise ToolCallError(f"{what} on {self.name!r} failed: the connection was lost; Moka is reconnecting") from None
-        except (pydantic.ValidationError, RuntimeError) as exc:
-            raise ToolCallError(f"{what} on {self.name!r} returned an invalid result: {describe_exception(exc)}") from exc
-        except (TimeoutError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
-            self._dead.set()
-            raise ToolCallError(f"{what} on {self.name!r} failed: {describe_exception(exc)}") from exc
-        return dump(result)
+    # ---- what the UI shows -------------------------------------------------------------------
 
     def info(self) -> dict[str, Any]:
         """The server as the UI and CLI show it."""
         out: dict[str, Any] = {"name": self.name, "status": self.status, "transport": self.config.transport_id,
                                "toolCount": len(self.tools), "stderr": self.stderr.last(INFO_LINES),
-                               "generation": self.generation, "config": self.config.to_json()}
+                               "generation": self.generation, "config": self.config.to_json(),
+                               "logLevel": self.log_level, "logs": list(self.logs)[-LOG_INFO_LINES:]}
         if self.error:
             out["error"] = self.error
         if self.protocol_version:
             out["protocolVersion"] = self.protocol_version
+        if self.instructions:
+            out["instructions"] = self.instructions[:INSTRUCTIONS_SHOWN]
         if self.server_info:
-            out["serverInfo"] = {k: v for k, v in self.server_info.items() if k in ("name", "version", "title")}
+            out["serverInfo"] = {k: v for k, v in self.server_info.items()
+                                 if k in ("name", "version", "title", "websiteUrl", "icons")}
+        client = self.client
+        if client is not None and self.status == "ready":
+            out["capabilities"] = {c: has_capability(client, c) for c in ("prompts", "resources", "completions",
+                                                                           "logging")}
         return out

@@ -1,17 +1,30 @@
-"""Reading a server's catalogue: its tools, and each MCP App's UI resource (HTML, mime type, ``_meta.ui``)."""
+"""MCP Apps' UI resources (HTML, mime type, ``_meta.ui``): read after connecting, a few at a time, each capped.
+
+Reading them is not part of connecting (finding R1.15: 8,000 resources read one by one under the
+connect deadline never connected). After a refresh the cache prefetches what is new or changed with
+at most ``CONCURRENCY`` reads in flight; a view that needs one first reads it at once, sharing a
+read already under way.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import base64
-import json
-from dataclasses import dataclass
 from typing import Any
 
 import pydantic
 from mcp import Client, MCPError
 
-from moka_shell.core.mcp.catalog import APP_MIME, ToolEntry, UiResource, mime_is_app, tool_entry
+from moka_shell.core.mcp.catalog import APP_MIME, UiResource, mime_is_app
 from moka_shell.core.mcp.sdk import describe_exception, dump
+
+CONCURRENCY = 4  # ui:// reads in flight per server
+MAX_UI_BYTES = 24 * 1024 * 1024  # one view's HTML; bigger is refused with a message (R1.17)
+
+
+def _too_big(uri: str, size: int) -> str:
+    return (f"{uri} is {size / 1048576:.1f} MiB of HTML; Moka shows views of at most {MAX_UI_BYTES // 1048576} MiB "
+            "(inline fewer assets, or load them from a domain the resource's CSP declares)")
 
 
 async def read_ui_resource(client: Client, uri: str, listing_ui: dict[str, Any]) -> UiResource:
@@ -33,43 +46,72 @@ async def read_ui_resource(client: Client, uri: str, listing_ui: dict[str, Any])
     if "text" in data:
         html = data["text"]
     else:
+        blob = data.get("blob", "")
+        if len(blob) * 3 // 4 > MAX_UI_BYTES:
+            return UiResource(uri, None, mime, ui_meta or {}, error=_too_big(uri, len(blob) * 3 // 4))
         try:
-            html = base64.b64decode(data.get("blob", "")).decode("utf-8")
+            html = base64.b64decode(blob).decode("utf-8")
         except (ValueError, UnicodeDecodeError) as exc:
             return UiResource(uri, None, mime, ui_meta or {}, error=f"{uri}: blob is not base64 UTF-8 HTML ({exc})")
+    size = len(html.encode("utf-8"))
+    if size > MAX_UI_BYTES:
+        return UiResource(uri, None, mime, ui_meta or {}, error=_too_big(uri, size))
     return UiResource(uri, html, mime, ui_meta or {})
 
 
-@dataclass
-class Catalogue:
-    """What one refresh read: tools, the resource list's ``_meta`` and keys, and the UI resources."""
+class UiCache:
+    """The UI resources of one server: what was read, and reads under way (at most ``CONCURRENCY``)."""
 
-    tools: dict[str, ToolEntry]
-    listing_meta: dict[str, dict[str, Any]]
-    ui: dict[str, UiResource]
-    keys: dict[str, str]
+    def __init__(self) -> None:
+        self.entries: dict[str, UiResource] = {}
+        self._pending: dict[str, asyncio.Task[UiResource]] = {}
+        self._slots = asyncio.Semaphore(CONCURRENCY)
 
+    def clear(self) -> None:
+        """Forget everything (a new connection); reads under way are cancelled."""
+        for task in self._pending.values():
+            task.cancel()
+        self._pending.clear()
+        self.entries.clear()
 
-async def read_catalogue(client: Client, server: str, old: dict[str, UiResource],
-                         old_keys: dict[str, str]) -> Catalogue:
-    """List tools and resources; re-read only UI resources that are new, failed, or whose list entry changed."""
-    listed = await client.list_tools(cache_mode="refresh")
-    tools = {t.name: tool_entry(server, t) for t in listed.tools}
-    listing_meta: dict[str, dict[str, Any]] = {}
-    keys: dict[str, str] = {}
-    if client.server_capabilities is None or client.server_capabilities.resources is not None:
+    def keep_only(self, wanted: set[str], changed: set[str]) -> None:
+        """Drop entries no tool links to any more, and those whose resource list entry changed."""
+        for uri in list(self.entries):
+            if uri not in wanted or uri in changed or self.entries[uri].error is not None:
+                del self.entries[uri]
+
+    async def get(self, client: Client, uri: str, listing_ui: dict[str, Any]) -> UiResource:
+        """The resource, read now if it is not cached (joining a read already under way)."""
+        cached = self.entries.get(uri)
+        if cached is not None and cached.error is None:
+            return cached
+        task = self._pending.get(uri)
+        if task is None or task.done():
+            task = asyncio.get_running_loop().create_task(self._read(client, uri, listing_ui))
+            self._pending[uri] = task
+        return await asyncio.shield(task)
+
+    def prefetch(self, client: Client, uris: list[str], listing: dict[str, dict[str, Any]]) -> None:
+        """Start reading every uri that is not cached; returns at once."""
+        for uri in uris:
+            if uri not in self.entries and uri not in self._pending:
+                ui = listing.get(uri, {}).get("ui") or {}
+                self._pending[uri] = asyncio.get_running_loop().create_task(self._read(client, uri, ui))
+
+    async def idle(self) -> None:
+        """Wait until no read is under way (tests and ``moka check``)."""
+        while self._pending:
+            await asyncio.gather(*list(self._pending.values()), return_exceptions=True)
+
+    async def _read(self, client: Client, uri: str, listing_ui: dict[str, Any]) -> UiResource:
         try:
-            res = await client.list_resources(cache_mode="refresh")
-            listing_meta = {str(r.uri): dict(r.meta or {}) for r in res.resources}
-            keys = {str(r.uri): json.dumps(dump(r), sort_keys=True, default=str) for r in res.resources}
-        except (MCPError, pydantic.ValidationError):
-            listing_meta = {}
-    ui: dict[str, UiResource] = {}
-    for uri in sorted({t.resource_uri for t in tools.values() if t.resource_uri}):
-        kept = old.get(uri)
-        # Re-read only what is new, failed before, or whose list entry changed (finding R1.12).
-        if kept is not None and kept.error is None and old_keys.get(uri) == keys.get(uri):
-            ui[uri] = kept
-        else:
-            ui[uri] = await read_ui_resource(client, uri, listing_meta.get(uri, {}).get("ui") or {})
-    return Catalogue(tools, listing_meta, ui, keys)
+            async with self._slots:
+                try:
+                    fresh = await read_ui_resource(client, uri, listing_ui)
+                except Exception as exc:  # the connection died mid-read: a view asking later reads again
+                    fresh = UiResource(uri, None, None, listing_ui, error=f"resources/read {uri} failed: "
+                                                                          f"{describe_exception(exc)}")
+            self.entries[uri] = fresh
+            return fresh
+        finally:
+            self._pending.pop(uri, None)
