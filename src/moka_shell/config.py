@@ -37,7 +37,7 @@ SELF_COMMAND = "moka"
 class ServerConfig(BaseModel):
     """One entry of ``mcpServers`` (Claude Desktop / Cursor shape)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
 
     command: str | None = None
     args: list[str] = Field(default_factory=list)
@@ -48,6 +48,8 @@ class ServerConfig(BaseModel):
     type: str | None = None
     disabled: bool = False
     timeout: float | None = Field(default=None, gt=0, description="connect deadline in seconds")
+    # False keeps this server's `instructions` out of the model's system prompt.
+    use_instructions: bool = Field(default=True, alias="useInstructions")
 
     @model_validator(mode="after")
     def _needs_command_or_url(self) -> ServerConfig:
@@ -69,7 +71,7 @@ class ServerConfig(BaseModel):
 
     def to_json(self) -> dict[str, Any]:
         """The entry as written to the file: only keys that carry something."""
-        data = self.model_dump(exclude_none=True, exclude_defaults=True)
+        data = self.model_dump(by_alias=True, exclude_none=True, exclude_defaults=True)
         return data
 
 

@@ -121,6 +121,13 @@ class ToolCallError(ServerError):
     """A tools/call failed at the protocol level (not a tool's own isError result)."""
 
 
+class ElicitationRefusedError(ServerError):
+    """A server asked the person something (elicitation) that nobody can answer here, or that was not valid."""
+
+    # Not -32000 (the SDK's "connection closed"): the code the SDK itself uses for "elicitation not supported".
+    rpc_code = -32600
+
+
 class UnknownToolError(ServerError, KeyError):
     """No tool of that name on that server."""
 

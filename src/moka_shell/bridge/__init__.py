@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 
 from moka_shell.bridge.app import AppMethods
+from moka_shell.bridge.calls import CallMethods
 from moka_shell.bridge.chat import ChatMethods
 from moka_shell.bridge.inspector import InspectorMethods
 from moka_shell.bridge.servers import ServerMethods
@@ -35,7 +36,7 @@ class Bridge:
     def __init__(self, app: MokaApp) -> None:
         self.methods: dict[str, Method] = {}
         for area in (AppMethods(app), ServerMethods(app), ViewMethods(app), InspectorMethods(app),
-                     ChatMethods(app), SettingsMethods(app)):
+                     ChatMethods(app), SettingsMethods(app), CallMethods(app)):
             self.methods.update(area.methods())
 
     async def handle(self, frame: Any) -> dict[str, Any] | None:

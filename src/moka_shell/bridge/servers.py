@@ -27,7 +27,7 @@ class ServerMethods:
         """Method name → coroutine function."""
         return {"servers.list": self.list_, "servers.add": self.add, "servers.remove": self.remove,
                 "servers.setEnabled": self.set_enabled, "servers.restart": self.restart,
-                "servers.import": self.import_, "tools.list": self.tools_list, "tools.run": self.tools_run}
+                "servers.import": self.import_, "tools.list": self.tools_list}
 
     async def list_(self, p: Params) -> list[dict[str, Any]]:
         """Every server's state."""
@@ -97,12 +97,3 @@ class ServerMethods:
         if server:
             return [t.to_info() for t in self.app.servers.get(server).tools.values()]
         return [t.to_info() for t in self.app.servers.all_tools()]
-
-    async def tools_run(self, p: Params) -> dict[str, Any]:
-        """The Tool runner: call a tool (and show its view) with no model."""
-        args = opt_dict(p, "arguments")
-        call_id, view, result = await self.app.view_host.run_tool(req_str(p, "server"), req_str(p, "tool"), args)
-        out: dict[str, Any] = {"callId": call_id, "result": result}
-        if view is not None:
-            out["viewId"] = view.id
-        return out

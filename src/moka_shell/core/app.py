@@ -20,6 +20,8 @@ from moka_shell.core.chat.sampling import ServerSampling
 from moka_shell.core.chat.store import Store
 from moka_shell.core.config_watch import ConfigWatch
 from moka_shell.core.consent import Consent
+from moka_shell.core.mcp.elicitation import Elicitations
+from moka_shell.core.mcp.progress import CallTracker
 from moka_shell.core.mcp.servers import ServerManager
 from moka_shell.core.mcp.transport import Transport
 from moka_shell.core.shell import Endpoints, EventShellActions, Mode, ShellActions
@@ -56,8 +58,9 @@ class MokaApp:
         self.backends: dict[str, Registered[AgentBackend]] = self.plugins.registry("backends")
         self.themes: dict[str, Registered[ThemeProvider]] = self.plugins.registry("themes")
         self.display_modes: dict[str, Registered[DisplayMode]] = self.plugins.registry("display_modes")
+        self.calls = CallTracker(self.emit)
         self.servers = ServerManager(self.transports, self.inspector, self._servers_changed,
-                                     connect_timeout=connect_timeout)
+                                     connect_timeout=connect_timeout, calls=self.calls)
         self.problems: list[ConfigError] = []
         self.appearance = Appearance(self.themes, self.config, self.save_config, self._theme_changed)
         # interactive=False (moka chat): nobody will answer a question, so none is asked and none waits.
@@ -65,6 +68,11 @@ class MokaApp:
         self.consent = Consent(self.plugins, self.config, self.emit, self.save_config, mode=mode,
                                someone_listening=can_ask)
         self.approvals = Approvals(self.config, self.emit, self.save_config, can_ask=can_ask, mode=approve)
+        # A server's question (elicitation) is never left waiting where nobody can answer, nor in a check.
+        self.elicitations = Elicitations(self.emit, self.calls, self.inspector,
+                                         can_ask=lambda: can_ask() and mode != "check",
+                                         open_link=lambda url: self.view_host.open_link(url))
+        self.servers.elicitor = self.elicitations
         self.view_host = ViewHost(
             servers=self.servers, inspector=self.inspector, emit=self.emit, display_modes=self.display_modes,
             theme=self.appearance.current, host_context_hook=self._host_context_extras, consent=self.consent.ask,

@@ -26,12 +26,14 @@ from moka_shell.core.chat.backends import (
     ToolCallStart,
 )
 from moka_shell.core.chat.history import app_message_text, build_history
+from moka_shell.core.chat.instructions import with_instructions
 from moka_shell.core.chat.keys import get_key
 from moka_shell.core.chat.partial_json import repair_partial_json
 from moka_shell.core.chat.sampling import sample_once, sampling_messages
 from moka_shell.core.chat.store import Store, new_id
 from moka_shell.core.chat.tool_call import ToolCall
 from moka_shell.core.chat.tool_names import ToolNames
+from moka_shell.core.mcp.progress import CallScope
 from moka_shell.core.mcp.servers import ServerManager
 from moka_shell.core.shell import Emit
 from moka_shell.core.views.host import ViewHost
@@ -179,6 +181,7 @@ class ChatEngine:
             for step in range(self.config.agent.max_steps):
                 history = build_history(self.store.messages(cid))
                 request = self._request(backend, model, history, names.model_tools() if backend.supports_tools else [])
+                request.system = with_instructions(request.system, self.servers.connections.values())
                 reply = self.store.add_message(cid, "assistant", "")
                 self.emit("chat.message", {"conversationId": cid, "message": reply})
                 calls = await self._stream(cid, reply["id"], backend, request, names)
@@ -308,9 +311,11 @@ class ChatEngine:
         else:
             self._save_and_emit(cid, call)  # running, with the arguments the person allowed
             try:
-                _cid, _view, result = await self.views.run_tool(
-                    call.server, call.tool, call.arguments, view=call.view, conversation_id=cid,
-                    message_id=call.message_id, with_view=call.view is not None)
+                # The scope sends the server's progress and questions to this call's card.
+                with self.servers.calls.scope(CallScope(call.id, call.server, call.tool, "chat", cid)):
+                    _cid, _view, result = await self.views.run_tool(
+                        call.server, call.tool, call.arguments, view=call.view, conversation_id=cid,
+                        message_id=call.message_id, with_view=call.view is not None)
                 call.status, call.result = "done", result
             except asyncio.CancelledError:
                 call.status, call.error = "cancelled", "stopped by the person"

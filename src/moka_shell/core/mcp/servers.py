@@ -9,6 +9,8 @@ from typing import Any
 from moka_shell.config import ServerConfig
 from moka_shell.core.mcp.catalog import ToolEntry
 from moka_shell.core.mcp.connection import ServerConnection
+from moka_shell.core.mcp.elicitation import Elicitor
+from moka_shell.core.mcp.progress import CallTracker
 from moka_shell.core.mcp.transport import Transport
 from moka_shell.errors import ConfigError, ServerUnavailableError, UnknownServerError
 from moka_shell.inspector import Inspector
@@ -19,13 +21,17 @@ class ServerManager:
     """Owns one supervised ServerConnection per configured server."""
 
     def __init__(self, transports: dict[str, Registered[Transport]], inspector: Inspector,
-                 on_change: Callable[[], None] | None = None, *, connect_timeout: float | None = None) -> None:
+                 on_change: Callable[[], None] | None = None, *, connect_timeout: float | None = None,
+                 calls: CallTracker | None = None) -> None:
         self.transports = transports
         self.inspector = inspector
         self.connections: dict[str, ServerConnection] = {}
         self._on_change = on_change or (lambda: None)
         self.connect_timeout = connect_timeout
         self.sampler: Callable[[str, dict[str, Any]], Any] | None = None
+        # Which call each server is serving (progress, elicitation), and who answers servers' questions.
+        self.calls = calls or CallTracker(lambda _event, _data: None)
+        self.elicitor: Elicitor | None = None
 
     def _make(self, name: str, config: ServerConfig) -> ServerConnection:
         reg = self.transports.get(config.transport_id)
@@ -38,6 +44,8 @@ class ServerManager:
         conn = ServerConnection(name, config, reg.obj, self.inspector, lambda _c: self._on_change(),
                                 connect_timeout=self.connect_timeout)
         conn.sampler = self.sampler
+        conn.calls = self.calls
+        conn.elicitor = self.elicitor
         return conn
 
     def load(self, servers: dict[str, ServerConfig]) -> list[ConfigError]:

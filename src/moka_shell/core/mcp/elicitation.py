@@ -1,0 +1,194 @@
+"""Elicitation: a server asks the person something, in the middle of a call.
+
+Form mode shows a form built from the server's ``requestedSchema``; URL mode shows the server's
+message and the address, and opens it only when the person says so. Both arrive here through the
+SDK's one elicitation callback, whether the server sent a legacy ``elicitation/create`` request
+or a 2026-07-28 ``input_required`` result (the SDK drives those rounds). The question goes to the
+UI as an ``elicitation.request`` event, placed on the card of the call it belongs to; the answer
+comes back through ``elicitation.answer``. Where nobody can answer (``moka call``, ``moka chat``,
+``moka check``) the request is refused at once, with a reason, instead of waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+import jsonschema
+import mcp_types as types
+
+from moka_shell.core.mcp.progress import CallScope, CallTracker
+from moka_shell.core.shell import Emit
+from moka_shell.errors import ElicitationRefusedError, InvalidParamsError, to_jsonrpc
+from moka_shell.inspector import Inspector
+
+Action = Literal["accept", "decline", "cancel"]
+ACTIONS = ("accept", "decline", "cancel")
+ELICITATION_TIMEOUT = 600.0  # a question nobody answers in ten minutes is cancelled
+MAX_PENDING = 16  # open questions at once, across servers
+MAX_CONTENT = 64 * 1024  # bytes of JSON in one answer
+MAX_MESSAGE = 4000
+URL_SCHEMES = ("https", "http")
+Elicitor = Callable[[str, Any], Awaitable["types.ElicitResult | types.ErrorData"]]
+
+
+@dataclass
+class _Pending:
+    future: asyncio.Future[tuple[Action, dict[str, Any] | None]]
+    event: dict[str, Any]
+    scope: CallScope | None
+
+
+def _refusal(exc: ElicitationRefusedError) -> types.ErrorData:
+    return types.ErrorData(**to_jsonrpc(exc))
+
+
+def check_url(url: str) -> str:
+    """The host of a URL a server wants opened; ElicitationRefusedError unless it is plain http(s)."""
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in URL_SCHEMES or not parts.hostname or any(c in url for c in "\r\n\t "):
+        raise ElicitationRefusedError(f"the server asked to open {url[:200]!r}, which is not an http(s) address; "
+                                      "Moka opens only http and https links")
+    return parts.hostname
+
+
+def check_schema(schema: Any) -> dict[str, Any]:
+    """The requested schema, if it is the flat object of primitive fields the spec allows."""
+    if not isinstance(schema, dict) or schema.get("type", "object") != "object" or \
+            not isinstance(schema.get("properties", {}), dict):
+        raise ElicitationRefusedError("the server's form (requestedSchema) is not an object with properties")
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise ElicitationRefusedError(f"the server's form (requestedSchema) is not a valid JSON Schema: "
+                                      f"{exc.message}") from None
+    return schema
+
+
+def check_content(schema: dict[str, Any], content: Any) -> dict[str, Any]:
+    """The person's answer, validated against the requested schema (InvalidParamsError says what is wrong)."""
+    if not isinstance(content, dict):
+        raise InvalidParamsError("'content' must be an object with the form's fields")
+    if len(json.dumps(content, default=str)) > MAX_CONTENT:
+        raise InvalidParamsError(f"the answer is larger than {MAX_CONTENT // 1024} KiB")
+    for key, value in content.items():
+        ok = isinstance(value, (str, int, float, bool)) or value is None or \
+            (isinstance(value, list) and all(isinstance(v, str) for v in value))
+        if not ok:
+            raise InvalidParamsError(f"field {key!r}: only text, numbers, true/false and lists of choices can be sent")
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(content), key=lambda e: list(e.path))
+    if errors:
+        where = ".".join(str(p) for p in errors[0].path) or "the form"
+        raise InvalidParamsError(f"{where}: {errors[0].message}")
+    return content
+
+
+class Elicitations:
+    """Takes servers' questions to the person and their answers back."""
+
+    def __init__(self, emit: Emit, calls: CallTracker, inspector: Inspector, *, can_ask: Callable[[], bool],
+                 open_link: Callable[[str], None]) -> None:
+        self._emit = emit
+        self._calls = calls
+        self._inspector = inspector
+        self._can_ask = can_ask
+        self._open_link = open_link
+        self._pending: dict[str, _Pending] = {}
+        self._seq = 0
+        self.unanswered: list[str] = []  # refused because nobody could answer (the CLI reports them)
+        calls.on_end.append(self._call_ended)
+
+    async def __call__(self, server: str, params: Any) -> types.ElicitResult | types.ErrorData:
+        """The SDK's elicitation callback for ``server`` (a form or a URL), answered by the person."""
+        data = params.model_dump(by_alias=True, exclude_none=True) if hasattr(params, "model_dump") else dict(params)
+        mode = data.get("mode") or "form"
+        message = str(data.get("message") or "")[:MAX_MESSAGE]
+        scope = self._calls.current(server)
+        self._inspector.record("server", {"event": "elicitation-request", "mode": mode,
+                                          "call": scope.call_id if scope else None},
+                               server=server, method="elicitation/create")
+        try:
+            event = self._event(server, mode, message, data, scope)
+        except ElicitationRefusedError as exc:
+            return _refusal(exc)
+        if not self._can_ask():
+            refusal = ElicitationRefusedError(
+                f"{server!r} asked you a question ({mode} elicitation: {message[:160]!r}), and nobody can answer it "
+                "here. Run the tool in the Moka app or `moka serve` to answer it.")
+            self.unanswered.append(refusal.message)
+            return _refusal(refusal)
+        if len(self._pending) >= MAX_PENDING:
+            return _refusal(ElicitationRefusedError(f"{len(self._pending)} questions are already waiting for an answer"))
+        action, content = await self._ask(event, scope)
+        self._inspector.record("server", {"event": "elicitation-answer", "mode": mode, "action": action},
+                               server=server, method="elicitation/answer")
+        if action == "accept" and mode == "url":
+            self._open_link(event["url"])
+        return types.ElicitResult(action=action, content=content if action == "accept" and mode == "form" else None)
+
+    def _event(self, server: str, mode: str, message: str, data: dict[str, Any],
+               scope: CallScope | None) -> dict[str, Any]:
+        self._seq += 1
+        event: dict[str, Any] = {"requestId": f"e{self._seq}", "server": server, "mode": mode, "message": message,
+                                 **(scope.to_json() if scope else {"server": server})}
+        if mode == "url":
+            url = str(data.get("url") or "")
+            event.update(url=url, domain=check_url(url))
+        elif mode == "form":
+            event["requestedSchema"] = check_schema(data.get("requestedSchema") or {"type": "object"})
+        else:
+            raise ElicitationRefusedError(f"Moka does not know the elicitation mode {mode!r} (only form and url)")
+        return event
+
+    async def _ask(self, event: dict[str, Any], scope: CallScope | None) -> tuple[Action, dict[str, Any] | None]:
+        rid = event["requestId"]
+        fut: asyncio.Future[tuple[Action, dict[str, Any] | None]] = asyncio.get_running_loop().create_future()
+        self._pending[rid] = _Pending(fut, event, scope)
+        self._emit("elicitation.request", event)
+        action: Action = "cancel"
+        try:
+            action, content = await asyncio.wait_for(asyncio.shield(fut), timeout=ELICITATION_TIMEOUT)
+            return action, content
+        except asyncio.TimeoutError:
+            return "cancel", None
+        finally:
+            self._pending.pop(rid, None)
+            self._emit("elicitation.done", {"requestId": rid, "action": action, **({"callId": scope.call_id} if scope else {})})
+
+    def answer(self, request_id: str, action: str, content: Any = None) -> None:
+        """The person's answer: accept (with the form's content), decline or cancel."""
+        pending = self._pending.get(request_id)
+        if pending is None:
+            raise InvalidParamsError(f"no question {request_id!r} is waiting for an answer (it may have timed out)")
+        if action not in ACTIONS:
+            raise InvalidParamsError(f"'action' must be 'accept', 'decline' or 'cancel', not {action!r}")
+        checked = None
+        if action == "accept" and pending.event["mode"] == "form":
+            checked = check_content(pending.event["requestedSchema"], content if content is not None else {})
+        if not pending.future.done():
+            pending.future.set_result((action, checked))  # type: ignore[arg-type]
+
+    def pending(self) -> list[dict[str, Any]]:
+        """Questions waiting now (a page that connects late shows them again)."""
+        return [p.event for p in self._pending.values()]
+
+    def _call_ended(self, scope: CallScope) -> None:
+        # Stopped while a question was open: a legacy server's request is not tied to our task, so end it here.
+        for p in list(self._pending.values()):
+            if p.scope == scope and not p.future.done():
+                p.future.set_result(("cancel", None))
+
+
+def sdk_callback(elicitor: Elicitor | None, server: str) -> Any:
+    """The SDK's ``elicitation_callback`` for ``server`` (None advertises no elicitation at all)."""
+    if elicitor is None:
+        return None
+
+    async def on_elicit(context: Any, params: Any) -> types.ElicitResult | types.ErrorData:
+        return await elicitor(server, params)
+
+    return on_elicit
