@@ -9,6 +9,8 @@
     │   ├── UnknownServerError      no server of that name (also a KeyError)
     │   ├── ServerUnavailableError  the server is not connected (connecting, failed, stopped)
     │   ├── ToolCallError           a tools/call failed at the protocol level
+    │   ├── SignInRequiredError     the server wants an OAuth sign-in first (answered 401)
+    │   ├── SignInError             an OAuth sign-in could not be completed
     │   └── UnknownToolError        no tool of that name on that server (also a KeyError)
     ├── ViewError                   an MCP App view could not be prepared (bad resource, mime type)
     ├── BridgeError                 a JSON-RPC error to answer a view or the UI with (carries `code`)
@@ -16,7 +18,10 @@
     │   ├── NeedsKeyError           the backend needs an API key; the message says how to add one
     │   ├── ProviderError           the provider answered with an error (auth, rate limit, ...)
     │   └── UnknownBackendError     no backend of that id (also a KeyError)
-    └── StoreError                  the conversation database can't be used
+    ├── StoreError                  the conversation database can't be used (or can't be written now)
+    │   └── StoreDamagedError       its file is damaged (failed the integrity check, or a page is malformed)
+    ├── DataDirError                a folder Moka keeps files in is blocked by a file, or can't be made
+    └── InstanceRunningError        another Moka already uses this data dir
 
 Every message says what is wrong and, where there is one, how to fix it. Every class carries
 the JSON-RPC code it is answered with (``rpc_code``); ``to_jsonrpc`` is the one way an error
@@ -121,6 +126,14 @@ class ToolCallError(ServerError):
     """A tools/call failed at the protocol level (not a tool's own isError result)."""
 
 
+class SignInRequiredError(ServerError):
+    """The server answered 401: a person must sign in (OAuth) before Moka can connect."""
+
+
+class SignInError(ServerError):
+    """An OAuth sign-in could not be completed (refused, timed out, or the server's metadata is wrong)."""
+
+
 class ElicitationRefusedError(ServerError):
     """A server asked the person something (elicitation) that nobody can answer here, or that was not valid."""
 
@@ -203,7 +216,32 @@ class UnknownBackendError(AgentError, KeyError):
 
 
 class StoreError(MokaError):
-    """The conversation database can't be used."""
+    """The conversation database can't be used (or, like a full disk, can't be written right now)."""
+
+
+class StoreDamagedError(StoreError):
+    """The conversation database's file is damaged; Moka leaves it as it is."""
+
+
+class DataDirError(MokaError):
+    """A folder Moka keeps files in is blocked by a file, or can't be created."""
+
+    def __init__(self, path: str, problem: str, *, hint: str | None = None) -> None:
+        super().__init__(f"{path}: {problem}", hint=hint)
+        self.path = path
+        self.problem = problem
+
+
+class InstanceRunningError(MokaError):
+    """Another Moka already uses this data dir (it holds the dir's lock)."""
+
+    def __init__(self, data_dir: str, holder: dict[str, Any]) -> None:
+        who = f"pid {holder['pid']}" if isinstance(holder.get("pid"), int) else "another process"
+        where = f", at {holder['url'].split('?')[0]}" if isinstance(holder.get("url"), str) else ""
+        super().__init__(f"Moka is already running on the data dir {data_dir} ({who}{where})",
+                         hint="use the running Moka, stop it first, or pass another --data-dir")
+        self.data_dir = data_dir
+        self.holder = holder
 
 
 def to_jsonrpc(exc: MokaError, *, with_hint: bool = True) -> dict[str, Any]:

@@ -14,6 +14,8 @@ from typing import Any, TypeVar
 from moka_shell.core.shell import Mode
 from moka_shell.config import ConfigFile, ServerConfig
 from moka_shell.config_import import import_config_file
+from moka_shell.core.mcp.oauth import auth_state
+from moka_shell.core.mcp.oauth_store import use_data_dir
 from moka_shell.errors import ServerExistsError, ServerUnavailableError, UsageError
 from moka_shell.inspector import EventFilter, follow_log, read_tail
 from moka_shell.paths import Paths, resolve_paths
@@ -62,13 +64,15 @@ def servers_list(args: argparse.Namespace) -> int:
     """Configured servers; with --check, connect and show each status."""
     cfg = ConfigFile(paths_of(args).config_file).config
     if not args.check:
-        rows = [{"name": n, "transport": c.transport_id, "disabled": c.disabled,
+        use_data_dir(paths_of(args).data_dir)
+        rows = [{"name": n, "transport": c.transport_id, "disabled": c.disabled, "auth": auth_state(c.url, c.headers),
                  "target": c.url or " ".join([c.command or ""] + c.args)} for n, c in cfg.mcp_servers.items()]
         if args.json:
             _print_json(rows)
         else:
             for r in rows:
-                print(f"{r['name']:<24} {r['transport']:<6} {'disabled ' if r['disabled'] else ''}{r['target']}")
+                signed = "signed in " if r["auth"] == "signed-in" else ""
+                print(f"{r['name']:<24} {r['transport']:<6} {'disabled ' if r['disabled'] else ''}{signed}{r['target']}")
             if not rows:
                 print("no servers configured; add one with `moka servers add NAME -- COMMAND ARGS...`")
         return 0
@@ -82,7 +86,8 @@ def servers_list(args: argparse.Namespace) -> int:
         _print_json(infos)
     else:
         for i in infos:
-            print(f"{i['name']:<24} {i['status']:<10} {i['toolCount']:>3} tools  {i.get('error', '')}")
+            status = "sign in required" if i["status"] == "signin" else i["status"]
+            print(f"{i['name']:<24} {status:<10} {i['toolCount']:>3} tools  {i.get('error', '')}")
     return 0 if all(i["status"] in ("ready", "disabled") for i in infos) else 1
 
 

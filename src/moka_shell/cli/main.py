@@ -27,7 +27,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command-line surface (see the architecture's CLI contract)."""
-    from moka_shell.cli import commands, run
+    from moka_shell.cli import commands, run, servers_auth
 
     p = _Parser(prog="moka", description="Moka: a desktop host for MCP Apps, with a chat for any model.")
     p.add_argument("--version", action="version", version=f"moka {__version__}")
@@ -64,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     si = ssub.add_parser("import", help="import servers from a Claude Desktop, Cursor or VS Code config file")
     si.add_argument("path")
     si.set_defaults(func=commands.servers_import)
+    servers_auth.add_parsers(ssub)  # login, logout
 
     t = sub.add_parser("tools", help="list tools (visibility and UI resource shown)")
     t.add_argument("server", nargs="?")
@@ -83,8 +84,15 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--args", default=None, help="JSON arguments for --tool")
     k.add_argument("--json", action="store_true")
     k.add_argument("--timeout", type=float, default=20.0, help="seconds per view (default 20)")
+    k.add_argument("--settle", type=float, default=1.5, metavar="S",
+                   help="seconds a view must stay quiet after its result (default 1.5, bounded by --timeout)")
     k.add_argument("--engine", choices=["auto", "chromium", "webview"], default="auto",
                    help="renderer: Chromium via Playwright, or the pywebview engine offscreen")
+    k.add_argument("--profile", action="append", metavar="NAME",
+                   help="render as this host advertises itself (claude, chatgpt, vscode, cursor, goose, "
+                        "m365-copilot, minimal, moka; repeatable; 'all' prints a tool x profile matrix)")
+    k.add_argument("--screenshot", metavar="DIR", help="save a PNG of each settled view, light and dark")
+    k.add_argument("--junit", metavar="FILE", help="write JUnit XML (one test case per tool x profile)")
     k.set_defaults(func=run.check)
 
     ch = sub.add_parser("chat", help="run one chat turn headless and print the transcript")

@@ -1,0 +1,71 @@
+"""``moka servers login NAME`` and ``moka servers logout NAME``: OAuth sign-in for HTTP servers."""
+
+from __future__ import annotations
+
+import argparse
+import webbrowser
+from typing import Any
+
+from moka_shell.cli.commands import paths_of, run
+from moka_shell.config import ConfigFile, ServerConfig
+from moka_shell.core.mcp.oauth import SIGN_IN_TIMEOUT, sign_in, sign_out, uses_oauth
+from moka_shell.core.mcp.oauth_store import use_data_dir
+from moka_shell.errors import UnknownServerError, UsageError
+
+
+def add_parsers(ssub: Any) -> None:
+    """Add ``login`` and ``logout`` to the ``moka servers`` subcommands."""
+    li = ssub.add_parser("login", help="sign in to an HTTP server that asks for OAuth (opens the browser)")
+    li.add_argument("name")
+    li.add_argument("--no-browser", action="store_true", help="only print the URL to open; do not open a browser")
+    li.add_argument("--timeout", type=float, default=SIGN_IN_TIMEOUT,
+                    help=f"seconds to wait for the sign-in to finish (default {SIGN_IN_TIMEOUT:g})")
+    li.set_defaults(func=servers_login)
+    lo = ssub.add_parser("logout", help="forget (and revoke) an HTTP server's sign-in")
+    lo.add_argument("name")
+    lo.set_defaults(func=servers_logout)
+
+
+def _oauth_server(args: argparse.Namespace) -> ServerConfig:
+    paths = paths_of(args)
+    use_data_dir(paths.data_dir)
+    servers = ConfigFile(paths.config_file).config.mcp_servers
+    server = servers.get(args.name)
+    if server is None:
+        raise UnknownServerError(args.name, sorted(servers))
+    if not server.url:
+        raise UsageError(f"{args.name!r} is not an HTTP server; only streamable-HTTP servers sign in")
+    if not uses_oauth(server.headers):
+        raise UsageError(f"{args.name!r} sends its own Authorization header, so Moka does not sign in to it",
+                         hint=f"remove the header (`moka servers add {args.name} --url URL --replace`) to sign in")
+    return server
+
+
+def servers_login(args: argparse.Namespace) -> int:
+    """Sign in: print (and open) the authorization URL, wait for the redirect, keep the tokens."""
+    server = _oauth_server(args)
+    assert server.url is not None
+
+    async def show(url: str) -> None:
+        print(f"To sign in to {args.name}, open this URL in your browser:\n\n  {url}\n", flush=True)
+        if not args.no_browser:
+            webbrowser.open(url)
+        print("Waiting for the browser to come back to Moka…", flush=True)
+
+    result = run(lambda: sign_in(server.url or "", args.name, show, headers=server.headers, timeout=args.timeout))
+    scope = f", scope {result['scope']}" if result.get("scope") else ""
+    print(f"Signed in to {args.name} (issuer {result.get('issuer') or 'unknown'}{scope}).")
+    print(f"Tokens are kept in {result['storage']}.")
+    return 0
+
+
+def servers_logout(args: argparse.Namespace) -> int:
+    """Forget the server's tokens (revoking them at the server when it offers that)."""
+    server = _oauth_server(args)
+    result = run(lambda: sign_out(server.url or ""))
+    if not result["signedOut"]:
+        print(f"{args.name} had no sign-in to forget.")
+    else:
+        print(f"Signed out of {args.name}: its tokens are forgotten"
+              + (" and revoked at the server." if result["revoked"] else "."))
+    return 0

@@ -1,0 +1,234 @@
+"""OAuth 2.1 sign-in for streamable-HTTP MCP servers: glue around the SDK's ``OAuthClientProvider``.
+
+The SDK does the protocol: protected resource metadata (RFC 9728) from ``WWW-Authenticate``,
+authorization server metadata (RFC 8414, OpenID discovery as fallback), client ID metadata
+documents or dynamic registration (RFC 7591), PKCE S256, ``resource`` (RFC 8707), the ``iss``
+check (RFC 9207), refresh, and step-up on ``insufficient_scope``. Moka adds where tokens live
+(``oauth_store``), the loopback redirect (``oauth_loopback``), refreshing a little before expiry
+(also across restarts), and two modes: a connection never waits for a person (a 401 that needs
+a sign-in raises ``SignInRequiredError``), and ``sign_in`` runs the browser round trip.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import socket
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import anyio
+import httpx2
+from mcp.client.auth import OAuthClientProvider, OAuthFlowError
+from mcp.client.auth.oauth2 import OAuthContext
+from mcp.shared.auth import (AuthorizationCodeResult, OAuthClientMetadata, OAuthMetadata, OAuthToken,
+                             ProtectedResourceMetadata)
+
+from moka_shell import __version__
+from moka_shell.core.mcp.oauth_loopback import LoopbackReceiver
+from moka_shell.core.mcp.oauth_store import OAuthStore, where
+from moka_shell.errors import SignInError, SignInRequiredError
+
+SIGN_IN_TIMEOUT = 300.0  # how long a person has to finish signing in, in the browser
+HTTP_TIMEOUT = 30.0
+log = logging.getLogger("moka.oauth")
+# The SDK logs a traceback for every flow that stops, including a sign-in nobody asked for yet.
+logging.getLogger("mcp.client.auth.oauth2").setLevel(logging.CRITICAL)
+
+
+def _margin(expires_in: int | str | None) -> float:
+    """How long before expiry to refresh: a tenth of the lifetime, at most a minute."""
+    try:
+        return min(60.0, int(expires_in) * 0.1) if expires_in is not None else 0.0
+    except ValueError:
+        return 0.0
+
+
+class _Context(OAuthContext):
+    """The SDK's context, but a token counts as expired a little before it is (so it is refreshed in time)."""
+
+    def update_token_expiry(self, token: OAuthToken) -> None:
+        """Expiry minus the margin."""
+        super().update_token_expiry(token)
+        if self.token_expiry_time is not None:
+            self.token_expiry_time -= _margin(token.expires_in)
+
+
+def client_metadata(redirect_uri: str) -> OAuthClientMetadata:
+    """What Moka registers as: a native public client with a loopback redirect (SEP-837, RFC 8252)."""
+    return OAuthClientMetadata(client_name="Moka", client_uri=None, software_id="moka-shell",
+                               software_version=__version__, redirect_uris=[redirect_uri],  # type: ignore[list-item]
+                               grant_types=["authorization_code", "refresh_token"], response_types=["code"],
+                               token_endpoint_auth_method="none", application_type="native")
+
+
+class MokaOAuthProvider(OAuthClientProvider):
+    """``OAuthClientProvider`` with Moka's store; restores the token's expiry when tokens are loaded."""
+
+    def __init__(self, store: OAuthStore, redirect_uri: str,
+                 redirect_handler: Callable[[str], Awaitable[None]],
+                 callback_handler: Callable[[], Awaitable[AuthorizationCodeResult]]) -> None:
+        super().__init__(server_url=store.key, client_metadata=client_metadata(redirect_uri), storage=store,
+                         redirect_handler=redirect_handler, callback_handler=callback_handler)
+        ctx = self.context
+        self.context = _Context(**{f.name: getattr(ctx, f.name) for f in dataclasses.fields(ctx)})
+        self.store = store
+
+    async def _initialize(self) -> None:
+        await super()._initialize()
+        # The SDK forgets when a loaded token expires; without this a new process presents an
+        # expired token, gets 401 and asks the person again instead of refreshing.
+        expires = self.store.expires_at()
+        tokens = self.context.current_tokens
+        if expires is not None and tokens is not None:
+            self.context.token_expiry_time = expires - _margin(tokens.expires_in)
+        # Likewise the metadata: a refresh before any 401 would go to the resource's own /token,
+        # without `resource`. What the sign-in discovered is kept (it is public) and used until a 401
+        # discovers it again.
+        record = self.store.record()
+        try:
+            if self.context.oauth_metadata is None and isinstance(record.get("asMetadata"), dict):
+                self.context.oauth_metadata = OAuthMetadata.model_validate(record["asMetadata"])
+            if self.context.protected_resource_metadata is None and isinstance(record.get("resourceMetadata"), dict):
+                self.context.protected_resource_metadata = ProtectedResourceMetadata.model_validate(
+                    record["resourceMetadata"])
+        except ValueError:  # not what we wrote: discover again on the next 401
+            self.context.oauth_metadata = self.context.protected_resource_metadata = None
+
+
+def uses_oauth(headers: dict[str, str]) -> bool:
+    """A server configured with its own Authorization header is never signed in by Moka."""
+    return not any(k.lower() == "authorization" for k in headers)
+
+
+def _free_loopback_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _redirect_uri(store: OAuthStore) -> str:
+    """The redirect URI this server's registration uses; chosen once, so registrations stay valid."""
+    uri = store.record().get("redirectUri")
+    if isinstance(uri, str) and uri.startswith("http://127.0.0.1:"):
+        return uri
+    uri = f"http://127.0.0.1:{_free_loopback_port()}/callback"
+    store.remember(redirectUri=uri)
+    return uri
+
+
+def connection_auth(url: str) -> MokaOAuthProvider:
+    """The auth for a connection: uses and refreshes stored tokens; a needed sign-in raises, never waits."""
+    store = OAuthStore(url)
+
+    async def needs_person(_authorization_url: str) -> None:
+        raise SignInRequiredError(
+            "this server needs a sign-in (it answered 401 and publishes OAuth metadata)",
+            hint="press Sign in on its card, or run `moka servers login NAME`")
+
+    async def never() -> AuthorizationCodeResult:  # needs_person always raises first
+        raise SignInRequiredError("this server needs a sign-in")
+
+    return MokaOAuthProvider(store, _redirect_uri(store), needs_person, never)
+
+
+def find_sign_in_required(exc: BaseException) -> SignInRequiredError | None:
+    """The SignInRequiredError in ``exc`` or in the exception groups and causes around it."""
+    seen: set[int] = set()
+    todo: list[BaseException] = [exc]
+    while todo:
+        e = todo.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, SignInRequiredError):
+            return e
+        if isinstance(e, BaseExceptionGroup):
+            todo.extend(e.exceptions)
+        todo.extend(x for x in (e.__cause__, e.__context__) if x is not None)
+    return None
+
+
+async def sign_in(url: str, label: str, open_url: Callable[[str], Awaitable[None]], *,
+                  headers: dict[str, str] | None = None, timeout: float = SIGN_IN_TIMEOUT) -> dict[str, Any]:
+    """Sign in to the server at ``url``: ``open_url`` shows the authorization page; waits for the redirect.
+
+    Returns what was learnt (issuer, scope, where the tokens are kept). Raises SignInError.
+    """
+    store = OAuthStore(url)
+    wanted = urlsplit(_redirect_uri(store)).port or 0
+    receiver = LoopbackReceiver(label, wanted)
+    redirect = await receiver.start()
+    if receiver.port != wanted:
+        store.forget_client()  # registered for a port that is taken now: register again
+        store.remember(redirectUri=redirect)
+    else:
+        store.remember(tokens=None, expiresAt=None)  # a login signs in afresh (another account, more scope)
+
+    async def on_authorization_url(authorization_url: str) -> None:
+        receiver.expected_state = (parse_qs(urlsplit(authorization_url).query).get("state") or [""])[0]
+        await open_url(authorization_url)
+
+    provider = MokaOAuthProvider(store, redirect, on_authorization_url, receiver.wait)
+    probe = {"jsonrpc": "2.0", "id": "moka-sign-in", "method": "ping"}
+    try:
+        with anyio.fail_after(timeout):
+            async with httpx2.AsyncClient(headers=headers or None, auth=provider,
+                                          timeout=httpx2.Timeout(HTTP_TIMEOUT)) as http:
+                response = await http.post(url, json=probe, headers={
+                    "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"})
+    except TimeoutError:
+        raise SignInError(f"the sign-in to {label} was not finished within {timeout:g} s",
+                          hint="start it again and complete it in the browser") from None
+    except OAuthFlowError as exc:
+        raise SignInError(f"signing in to {label} failed: {exc}") from None
+    except httpx2.HTTPError as exc:
+        raise SignInError(f"signing in to {label} failed: {type(exc).__name__}: {exc}",
+                          hint="is the server running and its URL right?") from None
+    finally:
+        await receiver.close()
+    if response.status_code in (401, 403) or not store.signed_in():
+        raise SignInError(f"{label} still refuses Moka after signing in (HTTP {response.status_code})",
+                          hint="check that the account you signed in with may use this server")
+    meta = provider.context.oauth_metadata
+    prm = provider.context.protected_resource_metadata
+    revocation = meta.revocation_endpoint if meta else None
+    store.remember(issuer=str(meta.issuer) if meta else store.record().get("issuer"),
+                   revocationEndpoint=str(revocation) if revocation else None,
+                   asMetadata=meta.model_dump(mode="json", exclude_none=True) if meta else None,
+                   resourceMetadata=prm.model_dump(mode="json", exclude_none=True) if prm else None)
+    tokens = await store.get_tokens()
+    return {"issuer": store.record().get("issuer"), "scope": tokens.scope if tokens else None, "storage": where()}
+
+
+async def sign_out(url: str) -> dict[str, Any]:
+    """Forget the server's tokens and registration; revokes the tokens first where the server allows (RFC 7009)."""
+    store = OAuthStore(url)
+    record = store.record()
+    tokens: dict[str, Any] = record["tokens"] if isinstance(record.get("tokens"), dict) else {}
+    client: dict[str, Any] = record["client"] if isinstance(record.get("client"), dict) else {}
+    endpoint = record.get("revocationEndpoint")
+    revoked = False
+    if isinstance(endpoint, str) and tokens and client.get("client_id"):
+        revoked = True
+        async with httpx2.AsyncClient(timeout=httpx2.Timeout(10.0)) as http:
+            for hint in ("refresh_token", "access_token"):
+                value = tokens.get(hint)
+                if not value:
+                    continue
+                try:
+                    reply = await http.post(endpoint, data={"token": value, "token_type_hint": hint,
+                                                            "client_id": client["client_id"]})
+                    revoked = revoked and reply.status_code == 200
+                except httpx2.HTTPError:
+                    revoked = False  # forgetting them here still signs Moka out
+    store.forget()
+    return {"signedOut": bool(tokens), "revoked": revoked}
+
+
+def auth_state(url: str | None, headers: dict[str, str]) -> str | None:
+    """``signed-in``, ``signed-out``, or None for a server Moka does not sign in to (stdio, own header)."""
+    if not url or not uses_oauth(headers):
+        return None
+    return "signed-in" if OAuthStore(url).signed_in() else "signed-out"
