@@ -22,7 +22,8 @@ class ViewMethods:
     def methods(self) -> dict[str, Any]:
         """Method name → coroutine function."""
         return {"view.rpc": self.rpc, "view.event": self.event, "view.setDisplayMode": self.set_mode,
-                "view.close": self.close, "views.reopen": self.reopen, "views.get": self.get}
+                "view.close": self.close, "views.reopen": self.reopen, "views.get": self.get,
+                "views.list": self.list_live}
 
     async def rpc(self, p: Params) -> dict[str, Any]:
         """One message from a view; the reply to post back, if any."""
@@ -57,6 +58,11 @@ class ViewMethods:
     async def get(self, p: Params) -> dict[str, Any]:
         """A view's mount data (a pop-out window or `moka check` page shows one view alone)."""
         return self.host.describe(self.host.get(req_str(p, "viewId")))
+
+    async def list_live(self, p: Params) -> dict[str, Any]:
+        """Mount data of every view not closed or parked (the page resynchronises after a reconnect)."""
+        return {"views": [self.host.describe(v) for v in list(self.host.views.values())
+                          if v.state in ("loading", "ready", "failed")]}
 
     async def reopen(self, p: Params) -> dict[str, Any]:
         """Render a stored view again (a reopened conversation)."""

@@ -28,7 +28,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from moka_shell.bridge import Bridge
 from moka_shell.core.shell import Endpoints
-from moka_shell.errors import ViewError
+from moka_shell.core.views.reports import CspReports
+from moka_shell.errors import BridgeError, ViewError
+from moka_shell.web.frame_limits import WS_MAX_SIZE, FrameRefused, check_frame, frame_text, leading_id
+from moka_shell.web.hygiene import HostGuard, loopback_origins
 from moka_shell.web.proxy_page import build_proxy_page
 
 if TYPE_CHECKING:
@@ -38,11 +41,13 @@ log = logging.getLogger("moka.web")
 STATIC = Path(str(resources.files("moka_shell") / "web" / "static"))
 # The UI page: only its own scripts; frames only from this run's sandbox origin.
 HOST_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
-            "connect-src 'self' ws://127.0.0.1:{host_port}; frame-src {sandbox}; object-src 'none'; base-uri 'none'")
+            "connect-src 'self' ws://127.0.0.1:{host_port} ws://localhost:{host_port}; frame-src {sandbox}; "
+            "object-src 'none'; base-uri 'none'; frame-ancestors 'none'")  # no other page may frame Moka (S12)
 NO_STORE = {"Cache-Control": "no-store"}
 WARM_PAGE = "<!doctype html><title>Moka sandbox</title>"
 RPC_BODY_LIMIT = 16 * 1024 * 1024  # the WebSocket's own message cap (uvicorn's default), for plain HTTP too
-CSP_REPORT_LIMIT = 64 * 1024
+CSP_REPORT_LIMIT = 16 * 1024  # a real report is a few hundred bytes plus the view's policy
+MAX_RUNNING = 512  # bridge calls one socket may have under way; more are answered with an error at once
 
 
 class BodyTooLarge(Exception):
@@ -93,6 +98,7 @@ class WebServer:
         # Handed to MokaApp.start: the core reads where it is served from this value.
         self.endpoints = Endpoints(host_origin=f"http://127.0.0.1:{self.host_port}",
                                    sandbox_origin=f"http://127.0.0.1:{self.sandbox_port}", token=self.token)
+        self.reports = CspReports()
         self._servers: list[uvicorn.Server] = []
         self._tasks: list[asyncio.Task[Any]] = []
 
@@ -131,10 +137,14 @@ class WebServer:
         if not self._token_ok(request.headers.get("x-moka-token")):
             return PlainTextResponse("missing or wrong token", status_code=403)
         try:
-            frame = json.loads(await read_body(request, RPC_BODY_LIMIT))
+            text = frame_text(await read_body(request, RPC_BODY_LIMIT))
+            check_frame(text)  # size and depth before decoding (S2, S12)
+            frame = json.loads(text)
         except BodyTooLarge:
             return too_large(RPC_BODY_LIMIT)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except FrameRefused as exc:
+            return PlainTextResponse(exc.message, status_code=400)
+        except (json.JSONDecodeError, RecursionError):
             return PlainTextResponse("body must be JSON", status_code=400)
         reply = await self.bridge.handle(frame)
         return Response(json.dumps(reply), media_type="application/json")
@@ -173,15 +183,32 @@ class WebServer:
             if reply is not None:
                 outbox.put_nowait(json.dumps(reply, default=str))
 
+        def refuse(fid: Any, code: int, message: str) -> None:
+            outbox.put_nowait(json.dumps({"id": fid, "error": {"code": code, "message": message}}))
+
         send_task = asyncio.create_task(sender())
         running: set[asyncio.Task[Any]] = set()
         try:
             while True:
-                text = await ws.receive_text()
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                # Whatever arrives, this frame gets an answer and the socket stays up (S2): the
+                # size and depth are checked on the text, before json.loads can recurse.
+                text = ""
                 try:
+                    text = frame_text(message.get("text") if message.get("text") is not None else message.get("bytes"))
+                    check_frame(text)
                     frame = json.loads(text)
-                except json.JSONDecodeError:
-                    outbox.put_nowait(json.dumps({"id": None, "error": {"code": -32700, "message": "not JSON"}}))
+                except FrameRefused as exc:
+                    refuse(leading_id(text), exc.code, exc.message)
+                    continue
+                except (json.JSONDecodeError, RecursionError):
+                    refuse(leading_id(text), -32700, "not JSON")
+                    continue
+                if len(running) >= MAX_RUNNING:
+                    refuse(frame.get("id") if isinstance(frame, dict) else None, BridgeError.DENIED,
+                           f"too many calls at once on this connection (over {MAX_RUNNING}); try again")
                     continue
                 task = asyncio.create_task(run(frame))
                 running.add(task)
@@ -206,8 +233,13 @@ class WebServer:
         ]
         return Starlette(routes=routes)
 
+    def _host_origins(self) -> str:
+        return " ".join(sorted(loopback_origins(self.host_port)))
+
     async def _proxy_page(self, request: Request) -> Response:
-        return HTMLResponse(self._proxy.html, headers={**NO_STORE, "Content-Security-Policy": self._proxy.csp})
+        # Only Moka's page may frame the proxy: another local page could otherwise drive it (S12).
+        csp = f"{self._proxy.csp}; frame-ancestors {self._host_origins()}"
+        return HTMLResponse(self._proxy.html, headers={**NO_STORE, "Content-Security-Policy": csp})
 
     async def _warm_page(self, request: Request) -> Response:
         # An empty document that runs and loads nothing: the page keeps one in a sandboxed frame
@@ -220,31 +252,49 @@ class WebServer:
             html, csp = self.app.view_host.document(request.path_params["view_id"], request.query_params.get("k", ""))
         except ViewError:
             return PlainTextResponse("no such view", status_code=404)
+        # Framed by its proxy (this origin) inside Moka's page, and by nothing else.
+        csp += f"; frame-ancestors {self.endpoints.sandbox_origin} {self._host_origins()}"
         return HTMLResponse(html, headers={**NO_STORE, "Content-Security-Policy": csp,
                                            "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"})
 
     async def _csp_report(self, request: Request) -> Response:
+        # Kept only for a live view, with its report key, within its rate (S8). Refused reports
+        # get the same 204: a browser does nothing with the answer, and a prober learns nothing.
         view_id = request.path_params["view_id"]
         try:
             raw = await read_body(request, CSP_REPORT_LIMIT)
         except BodyTooLarge:
             return too_large(CSP_REPORT_LIMIT)
-        with contextlib.suppress(json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-            report = json.loads(raw or b"{}")
-            view = self.app.view_host.views.get(view_id)
-            self.app.inspector.record("view", {"event": "csp-report", "report": report},
-                                      server=view.server if view else None, view=view_id, method="view/csp-report")
+        view = self.app.view_host.views.get(view_id)
+        if view is None or not view.live or not self.reports.key_ok(view_id, request.query_params.get("k", "")):
+            return Response(status_code=204)
+        if not self.reports.admit(view_id):
+            if self.reports.throttle.first_drop(view_id, "csp-report"):
+                self.app.inspector.record("view", {"event": "csp-reports-dropped", "reason": "over the view's rate "
+                                                   "of CSP reports; further ones are dropped unrecorded"},
+                                          server=view.server, view=view_id, method="view/csp-report")
+            return Response(status_code=204)
+        with contextlib.suppress(json.JSONDecodeError, UnicodeDecodeError, RecursionError, FrameRefused):
+            text = raw.decode("utf-8") if raw else "{}"
+            check_frame(text, limit=CSP_REPORT_LIMIT)
+            self.app.inspector.record("view", {"event": "csp-report", "report": json.loads(text)},
+                                      server=view.server, view=view_id, method="view/csp-report")
         return Response(status_code=204)
 
     # ---- running -----------------------------------------------------------------------------
 
     async def start(self) -> None:
         """Serve both origins on the running loop."""
-        for asgi, sock in ((self.host_app(), self._host_sock), (self.sandbox_app(), self._sandbox_sock)):
+        # Every request must name Moka's own address (DNS rebinding, S12); the UI's socket also its page.
+        apps = ((HostGuard(self.host_app(), port=self.host_port, ws_origins=loopback_origins(self.host_port)),
+                 self._host_sock),
+                (HostGuard(self.sandbox_app(), port=self.sandbox_port), self._sandbox_sock))
+        for asgi, sock in apps:
             # No per-message deflate: frames are small and local, and compressing each one cost
-            # more than it saved (bench/: the bridge round trip).
+            # more than it saved (bench/: the bridge round trip). The frame cap is a little over
+            # Moka's own, so an oversized frame gets Moka's error, not a dropped socket.
             config = uvicorn.Config(asgi, log_level="warning", ws="wsproto", lifespan="off", access_log=False,
-                                    ws_per_message_deflate=False)
+                                    ws_per_message_deflate=False, ws_max_size=WS_MAX_SIZE)
             server = uvicorn.Server(config)
             server.install_signal_handlers = lambda: None  # type: ignore[attr-defined,method-assign]
             self._servers.append(server)

@@ -22,6 +22,7 @@ from moka_shell.core.views.host_context import (
     host_capabilities,
     host_info,
 )
+from moka_shell.core.views.throttle import Throttle
 from moka_shell.core.views.view import View
 from moka_shell.errors import BridgeError, MokaError, to_jsonrpc
 
@@ -59,6 +60,11 @@ class Dispatcher:
         }
         for method in PROXIED:
             self.requests[method] = functools.partial(self._proxied, method)
+        # Repeated handshakes replay input and result (S5): a burst is fine (a page reload
+        # re-handshakes every view), a stream is not.
+        self.throttle = Throttle({"ui/initialize": (3, 0.2), "ui/notifications/initialized": (3, 0.2)})
+        self._asking: set[tuple[str, str]] = set()  # (view, action) waiting for the person (S13)
+        self._display_ok: set[str] = set()  # views the person let change their display mode once
 
     # ---- entry ---------------------------------------------------------------------------------
 
@@ -129,7 +135,8 @@ class Dispatcher:
 
     async def _notification(self, view: View, method: str, params: dict[str, Any]) -> None:
         if method == "ui/notifications/initialized":
-            self.host.on_initialized(view)
+            if not view.initialized or self._again(view, method):
+                self.host.on_initialized(view)
         elif method == "ui/notifications/size-changed":
             mode = self.host.display_modes[view.display_mode].obj
             height = params.get("height")
@@ -178,7 +185,19 @@ class Dispatcher:
 
     # ---- requests -----------------------------------------------------------------------------
 
+    def _again(self, view: View, method: str) -> bool:
+        """May ``view`` repeat ``method`` now? The first refusal is logged; the rest are not."""
+        if self.throttle.admit(view.id, method):
+            return True
+        if self.throttle.first_drop(view.id, method):
+            self.host.inspector.record("view", {"event": "throttled", "method": method, "reason": (
+                f"the view repeats {method} too often; Moka ignores the repeats (logged once)")},
+                server=view.server, view=view.id, method="view/throttled")
+        return False
+
     async def _initialize(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
+        if "initialize" in view.timings and not self._again(view, "ui/initialize"):
+            raise BridgeError(BridgeError.INVALID_REQUEST, "ui/initialize repeated too often; Moka ignores the repeats")
         view.mark("initialize")
         info = params.get("appInfo")
         view.app_info = info if isinstance(info, dict) else {}
@@ -247,7 +266,7 @@ class Dispatcher:
         url = params.get("url")
         if not isinstance(url, str) or not url.lower().startswith(LINK_SCHEMES) or any(c in url for c in "\r\n "):
             raise BridgeError(BridgeError.DENIED, "Invalid URL: only http, https and mailto links can be opened")
-        if not await self.host.consent("open_link", view.server, {"url": url}):
+        if not await self._ask(view, "open_link", {"url": url}):
             return DENIED_RESULT
         self.host.open_link(url)
         return {}
@@ -264,6 +283,12 @@ class Dispatcher:
                         and not r.obj.opens_window), None)
         if mode_id is None:
             return {"mode": current}
+        # A view may not cover Moka's window by itself (S6): full screen and pip need a click in
+        # the view just before (its proxy stamps `moka/gesture`; the view cannot) or a yes.
+        if wanted != "inline" and params.get("moka/gesture") is not True and view.id not in self._display_ok:
+            if not await self._ask(view, "display_mode", {"mode": wanted, "tool": view.tool.title or view.tool.name}):
+                return {"mode": current}
+            self._display_ok.add(view.id)
         return {"mode": self.host.set_display_mode(view, mode_id)}
 
     async def _download_file(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
@@ -287,7 +312,7 @@ class Dispatcher:
                                   "text": c.get("text"), "blob": c.get("blob")})
         if not files:
             raise BridgeError(BridgeError.INVALID_PARAMS, "nothing to download in 'contents'")
-        if not await self.host.consent("download", view.server, {"files": [f["filename"] for f in files]}):
+        if not await self._ask(view, "download", {"files": [f["filename"] for f in files]}):
             return DENIED_RESULT
         for f in files:
             await self.host.save_download(f)
@@ -299,13 +324,27 @@ class Dispatcher:
     async def _sampling(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
         if not self._sampling_ready():
             raise BridgeError(BridgeError.METHOD_NOT_FOUND, "sampling is not available: no model backend is configured")
-        await self._consent(view, "sampling", {"messages": params.get("messages")})
+        # Everything the model will get, the system prompt included (S10).
+        await self._consent(view, "sampling", {"messages": params.get("messages"),
+                                               **({"systemPrompt": params["systemPrompt"]}
+                                                  if isinstance(params.get("systemPrompt"), str) else {})})
         assert self.host.chat is not None  # checked by _sampling_ready
         return await self.host.chat.sample(params)
 
     async def _consent(self, view: View, action: str, detail: dict[str, Any]) -> None:
-        if not await self.host.consent(action, view.server, detail):
+        if not await self._ask(view, action, detail):
             raise BridgeError(BridgeError.DENIED, f"{action.replace('_', ' ')} denied by the person")
+
+    async def _ask(self, view: View, action: str, detail: dict[str, Any]) -> bool:
+        """Ask the person, one question per view and action at a time: a flood is a quick no (S13)."""
+        key = (view.id, action)
+        if key in self._asking:
+            return False
+        self._asking.add(key)
+        try:
+            return await self.host.consent(action, view.server, detail)
+        finally:
+            self._asking.discard(key)
 
 
 # A person's "no" to opening a link or saving a file is an answer, not a failure: the MCP Apps

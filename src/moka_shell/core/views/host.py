@@ -16,6 +16,8 @@ from moka_shell.core.views.document import inject_prelude, popout_url, proxy_url
 from moka_shell.core.views.host_context import build_host_context
 from moka_shell.core.views.parking import Parking
 from moka_shell.core.views.ports import ChatPort, ConsentAsk, HostContextHook
+from moka_shell.core.views.permissions import confirm_permissions
+from moka_shell.core.views.reports import report_uri
 from moka_shell.core.views.view import View, notification
 from moka_shell.errors import BridgeError, MokaError, ViewError
 from moka_shell.inspector import Inspector
@@ -64,7 +66,8 @@ class ViewHost:
         resource = await conn.ui_resource(entry.resource_uri)
         allow_eval = bool((conn.config.model_extra or {}).get("allowUnsafeEval", False))
         view_id = "v" + secrets.token_hex(6)
-        policy = build_policy(resource.ui_meta, report_uri=f"/csp-report/{view_id}", allow_eval=allow_eval)
+        policy = build_policy(resource.ui_meta, report_uri=report_uri(view_id), allow_eval=allow_eval)
+        await confirm_permissions(self, server, policy)  # the person grants device access, not the declaration
         view = View(id=view_id, server=server, tool=entry, call_id=call_id or "c" + secrets.token_hex(6),
                     resource=resource, policy=policy, conversation_id=conversation_id, message_id=message_id,
                     record_id=record_id)

@@ -15,6 +15,12 @@ let everOpened = false;
 let failures = 0;
 let status = "connecting";
 
+// The core's limits for one frame (web/frame_limits.py). A frame over them is refused here,
+// before it is encoded or sent: a view's oversized or deeply nested message then fails alone
+// instead of costing the socket that every screen and view shares (finding S2).
+const FRAME_LIMIT = 16 * 1024 * 1024;
+const MAX_DEPTH = 128;
+
 // Until start() pushes are kept, so none is lost while the screens are still subscribing.
 function receivePush(evt) {
   if (!started) buffered.push(evt);
@@ -97,8 +103,29 @@ function openSocket() {
   });
 }
 
-function send(frame) {
-  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
+/** Why `value` cannot be a frame (too big or too deep), or null; walks no further than the limits. */
+export function frameProblem(value, limit = FRAME_LIMIT, maxDepth = MAX_DEPTH) {
+  let size = 0;
+  const stack = [[value, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop();
+    if (typeof v === "string") size += v.length + 2;
+    else if (v === null || typeof v !== "object") size += 8;
+    else {
+      if (depth > maxDepth) return `it is nested deeper than ${maxDepth} levels`;
+      if (ArrayBuffer.isView(v)) { size += v.length * 6; continue; } // encoded as {"0": n, ...}
+      const keys = Array.isArray(v) ? null : Object.keys(v);
+      size += 2 + (keys ? keys.length * 4 : v.length);
+      if (keys) for (const k of keys) { size += k.length; stack.push([v[k], depth + 1]); }
+      else for (let i = 0; i < v.length; i++) stack.push([v[i], depth + 1]);
+    }
+    if (size > limit) return `it is over ${Math.round(limit / 1048576)} MiB`;
+  }
+  return null;
+}
+
+function send(frame, text) {
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(text);
   else outbox.push(frame);
 }
 
@@ -109,8 +136,14 @@ export const api = {
   call(method, params = {}) {
     const frame = { id: nextId++, method, params };
     return new Promise((resolve, reject) => {
+      const problem = frameProblem(frame);
+      let text = null;
+      if (!problem) { try { text = JSON.stringify(frame); } catch (err) { return reject(new ApiError({ message: `Moka cannot send this: ${err.message}` })); } }
+      if (problem || text.length > FRAME_LIMIT) {
+        return reject(new ApiError({ code: -32600, message: `Moka refused to send this message: ${problem || "it is too big"}` }));
+      }
       pending.set(frame.id, { resolve, reject, frame });
-      send(frame);
+      send(frame, text);
     });
   },
 

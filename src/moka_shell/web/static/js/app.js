@@ -7,6 +7,7 @@ import { icon } from "./icons.js";
 import { store } from "./store.js";
 import { initTheme, applyTheme } from "./theme.js";
 import { initConsent } from "./consent.js";
+import { initResync } from "./resync.js";
 import { viewHost } from "./views.js";
 import chat from "./chat.js";
 import runner from "./runner.js";
@@ -157,6 +158,7 @@ async function boot() {
   watchConnection();
   shortcuts();
   initConsent();
+  initResync(viewHost); // views created while the socket was down are mounted when it is back
   const ctx = { navigate, setSubtitle, views: viewHost };
   for (const s of SCREENS) s.init(document.getElementById(`screen-${s.id}`), ctx);
   window.addEventListener("hashchange", route);

@@ -133,7 +133,7 @@ function mountFrame(rec) {
   const frame = document.createElement("iframe");
   frame.className = "view-frame";
   frame.dataset.viewId = rec.id;
-  frame.setAttribute("sandbox", "allow-scripts allow-same-origin allow-forms allow-popups");
+  frame.setAttribute("sandbox", "allow-scripts allow-same-origin allow-forms"); // no popups (S4)
   if (rec.data.allow) frame.setAttribute("allow", rec.data.allow);
   frame.setAttribute("title", `${rec.data.title || rec.data.tool} (app from ${rec.data.server})`);
   frame.src = url.href;

@@ -8,7 +8,10 @@
   var PROXY_READY = "ui/notifications/sandbox-proxy-ready";
   var RESOURCE_READY = "ui/notifications/sandbox-resource-ready";
   var RESERVED = "ui/notifications/sandbox-";
-  var INNER_SANDBOX = "allow-scripts allow-forms allow-popups"; // never allow-same-origin
+  // Never allow-same-origin. No allow-popups either: a popup is a network channel past the
+  // CSP and a way around the ui/open-link consent (finding S4); links go through ui/open-link.
+  var INNER_SANDBOX = "allow-scripts allow-forms";
+  var DISPLAY = "ui/request-display-mode";
   var LOOPBACK = /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/;
 
   function refuse(reason) {
@@ -102,6 +105,11 @@
     if (inner && event.source === inner.contentWindow && event.origin === "null") {
       data = event.data;
       if (!isRpc(data) || isReserved(data)) return; // a view may not impersonate the proxy
+      if (data.method === DISPLAY && data.params && typeof data.params === "object") {
+        // Did the person just click or type in this view? A click in the view activates its
+        // ancestors too, so this frame can tell; the view's own value is overwritten (S6).
+        data.params["moka/gesture"] = !!(navigator.userActivation && navigator.userActivation.isActive);
+      }
       toHost(data);
     }
   });

@@ -1,0 +1,88 @@
+"""A hostile MCP Apps server for the sandbox tests: its views do what the test tells them.
+
+Run it as `python tests/servers/hostile_server.py` (stdio). It imports only `mcp`.
+
+Every view completes the handshake, then waits: the test drives the attack from inside the
+view's frame (Playwright evaluates in it), with `window.post(message)` to send to the host and
+`window.got` holding every message the view received. Tools:
+- `strict`: a view with no `_meta.ui.csp` (no network at all is promised).
+- `big`: the same view, with a 1 MiB text result (amplification).
+- `devices`: a view that declares camera and microphone permissions.
+"""
+
+from __future__ import annotations
+
+from mcp.server import MCPServer
+
+APP_MIME = "text/html;profile=mcp-app"
+BIG = 1024 * 1024
+
+SCRIPT = """
+<script>
+(function () {
+  window.got = [];
+  var waiting = {};
+  var nextId = 100;
+  window.post = function (message) { window.parent.postMessage(message, "*"); };
+  window.ask = function (method, params) {
+    var id = nextId++;
+    return new Promise(function (resolve) {
+      waiting[id] = resolve;
+      window.post({ jsonrpc: "2.0", id: id, method: method, params: params || {} });
+    });
+  };
+  window.addEventListener("message", function (event) {
+    if (event.source !== window.parent) return;
+    var m = event.data;
+    if (!m || m.jsonrpc !== "2.0") return;
+    window.got.push(m);
+    if (m.method && m.id !== undefined) {
+      window.post({ jsonrpc: "2.0", id: m.id, result: {} });
+    } else if (!m.method && waiting[m.id]) {
+      waiting[m.id](m);
+      delete waiting[m.id];
+    }
+  });
+  window.ask("ui/initialize", { protocolVersion: "2026-01-26", appInfo: { name: "hostile", version: "0.0.1" },
+    appCapabilities: { availableDisplayModes: ["inline", "fullscreen", "pip"] } }).then(function (r) {
+    window.post({ jsonrpc: "2.0", method: "ui/notifications/initialized" });
+    document.body.setAttribute("data-state", r.error ? "refused" : "ready");
+  });
+})();
+</script>
+"""
+
+
+def page(title: str) -> str:
+    """The view document."""
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title></head>"
+            f"<body data-state='waiting'><h1>{title}</h1><button id='go'>Go</button>{SCRIPT}</body></html>")
+
+
+def build_server() -> MCPServer:
+    """Build the server."""
+    server = MCPServer("hostile", version="0.0.1", log_level="WARNING")
+    server.resource("ui://hostile/strict", name="strict", mime_type=APP_MIME)(lambda: page("strict"))
+    server.resource("ui://hostile/devices", name="devices", mime_type=APP_MIME,
+                    meta={"ui": {"permissions": {"camera": {}, "microphone": {}}}})(lambda: page("devices"))
+
+    def strict() -> str:
+        return "strict ran"
+
+    def big() -> str:
+        return "x" * BIG
+
+    def devices() -> str:
+        return "devices ran"
+
+    server.add_tool(strict, name="strict", description="A view with no declared network.",
+                    meta={"ui": {"resourceUri": "ui://hostile/strict"}})
+    server.add_tool(big, name="big", description="A 1 MiB result with a view.",
+                    meta={"ui": {"resourceUri": "ui://hostile/strict"}})
+    server.add_tool(devices, name="devices", description="A view that declares camera and microphone.",
+                    meta={"ui": {"resourceUri": "ui://hostile/devices"}})
+    return server
+
+
+if __name__ == "__main__":
+    build_server().run("stdio")
