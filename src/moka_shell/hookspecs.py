@@ -3,7 +3,9 @@
 Plugins are found through the ``moka`` entry-point group (the pluggy project name is
 also ``moka``). Built-in behaviour is registered through these same hooks from
 ``moka_shell.builtins``. Hooks are synchronous and cheap; async work belongs on the
-objects a plugin registers.
+objects a plugin registers. Every hook call runs on a worker thread with a deadline
+(5 s; 2 s for the decision hooks): a plugin that does not return in time is named in
+``moka plugins`` and not called again, and Moka goes on without it.
 """
 
 from __future__ import annotations
@@ -89,7 +91,9 @@ def register_display_modes(register: RegisterDisplayMode) -> None:
 
 @hookspec
 def moka_startup(app: MokaApp) -> None:
-    """Called once on the core loop after the servers have started connecting.
+    """Called once after the servers have started connecting, on a worker thread (5 s deadline).
+
+    To start work on the core loop, use ``asyncio.run_coroutine_threadsafe(coro, app.loop)``.
 
     :param app: the running application
     """
@@ -97,7 +101,7 @@ def moka_startup(app: MokaApp) -> None:
 
 @hookspec
 def moka_shutdown(app: MokaApp) -> None:
-    """Called once on the core loop before Moka stops.
+    """Called once before Moka stops, on a worker thread (5 s deadline).
 
     :param app: the running application
     """
@@ -125,7 +129,8 @@ def moka_consent(action: str, server: str, detail: dict[str, Any]) -> bool | Non
 def moka_host_context(server: str, tool: str, context: dict[str, Any]) -> dict[str, Any] | None:
     """Contribute extra top-level keys to a view's ``hostContext``.
 
-    Returned keys are merged in; ``None`` values are dropped, so the view never sees a null.
+    Asked once per view, when it is created; the answer is kept for every later context the
+    view gets. Returned keys are merged in; ``None`` values are dropped, so the view never sees a null.
 
     :param server: the server that owns the view
     :param tool: the tool whose call created the view

@@ -1,7 +1,8 @@
 """The plugin manager: built-ins, installed plugins, and what each registered.
 
-A plugin that fails to import, implements a hook that does not exist, or raises in a hook is
-recorded with the reason and skipped; Moka still starts. ``moka plugins`` shows the record.
+A plugin that fails to import, implements a hook that does not exist, raises in a hook, or blocks
+in one past its deadline (``hook_deadline``) is recorded with the reason and skipped; Moka still
+starts. A plugin that blocked once is not called again. ``moka plugins`` shows the record.
 Set ``MOKA_TRACE_PLUGINS=1`` to see every hook call, its arguments and its outcome on stderr.
 """
 
@@ -11,14 +12,17 @@ import importlib.metadata
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
 
 import pluggy
 
-from moka_shell import hookspecs
+from moka_shell import hook_deadline, hookspecs
 from moka_shell.errors import PluginError
+from moka_shell.hook_deadline import DECISION_TIMEOUT, HOOK_TIMEOUT, HookTimeout
 
 if TYPE_CHECKING:  # pragma: no cover - the contracts, for annotations only
     from moka_shell.core.chat.backends import AgentBackend
@@ -71,6 +75,7 @@ class PluginInfo:
     hooks: list[str] = field(default_factory=list)
     error: str | None = None
     distribution: str | None = None
+    blocked: bool = False  # it once blocked past a hook's deadline and is not called any more
 
 
 @dataclass
@@ -91,8 +96,11 @@ def _builtin_modules() -> list[ModuleType]:
 class PluginHost:
     """Owns the pluggy manager, the plugin records and the registries built from hooks."""
 
-    def __init__(self, *, load_entrypoints: bool = True, extra: list[Any] | None = None) -> None:
+    def __init__(self, *, load_entrypoints: bool = True, extra: list[Any] | None = None,
+                 hook_timeout: float = HOOK_TIMEOUT, decision_timeout: float = DECISION_TIMEOUT) -> None:
         self.pm = pluggy.PluginManager("moka")
+        self.hook_timeout = hook_timeout
+        self.decision_timeout = decision_timeout
         self._tracing = bool(os.environ.get("MOKA_TRACE_PLUGINS"))  # read once: hooks run on hot paths
         self.pm.add_hookspecs(hookspecs)
         self.infos: dict[str, PluginInfo] = {}
@@ -163,14 +171,17 @@ class PluginHost:
     @overload
     def collect(self, hook_name: str, id_attr: str) -> dict[str, Registered[Any]]: ...
     @overload
-    def collect(self, hook_name: str, id_attr: str, kind: type[T]) -> dict[str, Registered[T]]: ...
+    def collect(self, hook_name: str, id_attr: str, kind: type[T],
+                check: Callable[[Any], str | None] | None = None) -> dict[str, Registered[T]]: ...
 
-    def collect(self, hook_name: str, id_attr: str, kind: type[Any] = object) -> dict[str, Registered[Any]]:
+    def collect(self, hook_name: str, id_attr: str, kind: type[Any] = object,
+                check: Callable[[Any], str | None] | None = None) -> dict[str, Registered[Any]]:
         """Call one ``register_*`` hook on every plugin and gather the ``kind`` objects they register.
 
-        Each plugin is called on its own so one that raises is reported and skipped
-        without losing what the others registered. The first registration of an id wins;
-        an object that is not a ``kind`` (a runtime-checkable Protocol) is reported and dropped.
+        Each plugin is called on its own, on a worker thread with a deadline, so one that raises or
+        blocks is reported and skipped without losing what the others registered. The first
+        registration of an id wins; an object that is not a ``kind`` (a runtime-checkable Protocol),
+        or that ``check`` finds a problem with, is reported and dropped.
         """
         caller = getattr(self.pm.hook, hook_name)
         found: dict[str, Registered[Any]] = {}
@@ -178,15 +189,21 @@ class PluginHost:
         # their ids; installed plugins add new ones.
         for impl in caller.get_hookimpls():
             pname = impl.plugin_name
+            if self._is_blocked(pname):
+                continue
             staged: list[Any] = []
             try:
                 self._trace(hook_name, pname, {"register": "<callback>"})
-                impl.function(register=staged.append)
+                hook_deadline.call(partial(impl.function, register=staged.append), self.hook_timeout,
+                                   f"{pname}.{hook_name}")
                 self._trace(hook_name, pname, None, result=staged)
+            except HookTimeout as exc:
+                self._block(pname, hook_name, exc)
+                continue
             except Exception as exc:
                 self._record_error(pname, f"raised in {hook_name}: {type(exc).__name__}: {exc}")
                 continue
-            for obj in staged:
+            for obj in list(staged):  # a copy: nothing a late thread appends counts
                 obj_id = getattr(obj, id_attr, None)
                 if not isinstance(obj_id, str) or not obj_id:
                     self._record_error(pname, f"{hook_name} registered an object without a {id_attr}")
@@ -200,8 +217,24 @@ class PluginHost:
                         pname, f"{hook_name}: {id_attr} {obj_id!r} is already registered by {found[obj_id].plugin}"
                     )
                     continue
+                problem = self._check(check, obj, pname, hook_name) if check is not None else None
+                if problem:
+                    self._record_error(pname, f"{hook_name}: {obj_id!r} was rejected: {problem}")
+                    continue
+                if self._is_blocked(pname):  # its check blocked: nothing of it is used
+                    break
                 found[obj_id] = Registered(obj, pname)
         return found
+
+    def _check(self, check: Callable[[Any], str | None], obj: Any, pname: str, hook_name: str) -> str | None:
+        """Run ``check(obj)`` (it calls the plugin's code) under the same deadline as the hook."""
+        try:
+            return hook_deadline.call(lambda: check(obj), self.hook_timeout, f"{pname}.check")
+        except HookTimeout as exc:
+            self._block(pname, hook_name, exc)
+            return None
+        except Exception as exc:  # the object's own methods raised
+            return f"{type(exc).__name__}: {exc}"
 
     @overload
     def registry(self, name: Literal["transports"]) -> dict[str, Registered[Transport]]: ...
@@ -216,22 +249,50 @@ class PluginHost:
 
     def registry(self, name: str) -> dict[str, Registered[Any]]:
         """One of the REGISTRIES, collected from every plugin and typed by its contract."""
-        hook_name, id_attr = REGISTRIES[name]
-        return self.collect(hook_name, id_attr, _contract(name))
+        from moka_shell.plugin_checks import CHECKS
 
-    def call_each(self, hook_name: str, **kwargs: Any) -> list[Any]:
-        """Call a lifecycle or decision hook on every plugin, isolating failures."""
+        hook_name, id_attr = REGISTRIES[name]
+        return self.collect(hook_name, id_attr, _contract(name), CHECKS.get(name))
+
+    def _impls(self, hook_name: str) -> list[Any]:
+        # Newest first, as pluggy itself calls them: an installed plugin decides before a built-in.
+        caller = getattr(self.pm.hook, hook_name)
+        return [i for i in reversed(caller.get_hookimpls()) if not self._is_blocked(i.plugin_name)]
+
+    def call_each(self, hook_name: str, *, timeout: float | None = None, **kwargs: Any) -> list[Any]:
+        """Call a hook on every plugin, each on a worker thread with a deadline, isolating failures.
+
+        This blocks the calling thread for up to the deadline per plugin; on the core loop use
+        ``call_each_async``.
+        """
         # pluggy's own call loop would stop at the first plugin that raises; this one records it and
         # goes on, so one broken plugin never takes the others' answers with it.
         results: list[Any] = []
-        caller = getattr(self.pm.hook, hook_name)
-        # Newest first, as pluggy itself calls them: an installed plugin decides before a built-in.
-        for impl in reversed(caller.get_hookimpls()):
+        for impl in self._impls(hook_name):
             try:
                 args = {k: kwargs[k] for k in impl.argnames}
                 self._trace(hook_name, impl.plugin_name, args)
-                results.append(impl.function(**args))
+                results.append(hook_deadline.call(partial(impl.function, **args),
+                                                  timeout or self.hook_timeout, f"{impl.plugin_name}.{hook_name}"))
                 self._trace(hook_name, impl.plugin_name, None, result=results[-1])
+            except HookTimeout as exc:
+                self._block(impl.plugin_name, hook_name, exc)
+            except Exception as exc:
+                self._record_error(impl.plugin_name, f"raised in {hook_name}: {type(exc).__name__}: {exc}")
+        return results
+
+    async def call_each_async(self, hook_name: str, *, timeout: float | None = None, **kwargs: Any) -> list[Any]:
+        """``call_each`` for the core loop: the loop keeps running while a plugin works or blocks."""
+        results: list[Any] = []
+        for impl in self._impls(hook_name):
+            try:
+                args = {k: kwargs[k] for k in impl.argnames}
+                self._trace(hook_name, impl.plugin_name, args)
+                results.append(await hook_deadline.call_async(
+                    partial(impl.function, **args), timeout or self.hook_timeout, f"{impl.plugin_name}.{hook_name}"))
+                self._trace(hook_name, impl.plugin_name, None, result=results[-1])
+            except HookTimeout as exc:
+                self._block(impl.plugin_name, hook_name, exc)
             except Exception as exc:
                 self._record_error(impl.plugin_name, f"raised in {hook_name}: {type(exc).__name__}: {exc}")
         return results
@@ -242,10 +303,29 @@ class PluginHost:
         This is what ``firstresult=True`` on a hookspec means here: the marker documents the
         hook, and this method (not pluggy's loop) implements it.
         """
-        for value in self.call_each(hook_name, **kwargs):
+        for value in self.call_each(hook_name, timeout=self.decision_timeout, **kwargs):
             if value is not None:
                 return value
         return None
+
+    async def first_result_async(self, hook_name: str, **kwargs: Any) -> Any:
+        """``first_result`` for the core loop, with the decision deadline per plugin."""
+        for value in await self.call_each_async(hook_name, timeout=self.decision_timeout, **kwargs):
+            if value is not None:
+                return value
+        return None
+
+    def _is_blocked(self, pname: str) -> bool:
+        info = self.infos.get(pname)
+        return info is not None and info.blocked
+
+    def _block(self, pname: str, hook_name: str, exc: HookTimeout) -> None:
+        """A plugin blocked: name it, and never call it again (its thread may hold anything)."""
+        info = self.infos.setdefault(pname, PluginInfo(pname, "", builtin=False))
+        if not info.blocked:
+            info.blocked = True
+            self._record_error(pname, f"blocked in {hook_name}: {exc}; Moka goes on without this plugin",
+                               trace=False)
 
     def _trace(self, hook_name: str, pname: str, args: dict[str, Any] | None, *, result: Any = None) -> None:
         # datasette's add_hookcall_monitoring, for our own call loops (pluggy's monitor never sees them).

@@ -25,14 +25,25 @@ def desktop(args: argparse.Namespace) -> int:
         args.port = 0
         return serve(args, announce="moka: no display found (no DISPLAY or WAYLAND_DISPLAY); "
                                     "serving the same UI in browser mode instead.")
+    from moka_shell.core.instance_lock import request_focus
+    from moka_shell.errors import InstanceRunningError
     from moka_shell.shells.desktop import run_desktop
 
-    return run_desktop(paths_of(args))
+    paths = paths_of(args)
+    try:
+        return run_desktop(paths)
+    except InstanceRunningError:
+        # A second launch: bring the first window forward instead of starting a second writer.
+        if request_focus(paths.data_dir):
+            print("moka: Moka is already running; its window was brought to the front.", file=sys.stderr)
+            return 0
+        raise
 
 
 def check(args: argparse.Namespace) -> int:
     """Render a server's UI tools headless and print a report."""
-    from moka_shell.shells.check import run_check
+    from moka_shell.shells.check import CheckOptions, run_check
+    from moka_shell.shells.check_junit import write_junit
 
     tool_args = None
     if args.args is not None:
@@ -42,8 +53,13 @@ def check(args: argparse.Namespace) -> int:
             tool_args = json.loads(args.args)
         except json.JSONDecodeError as exc:
             raise UsageError(f"--args must be a JSON object: {exc.msg}") from exc
-    report = run_check(paths_of(args), args.server, tool=args.tool, tool_args=tool_args,
-                       timeout=args.timeout, engine=args.engine)
+    if args.settle < 0 or args.timeout <= 0:
+        raise UsageError("--settle must be 0 or more and --timeout more than 0")
+    options = CheckOptions(tool=args.tool, tool_args=tool_args, timeout=args.timeout, settle=min(args.settle, args.timeout),
+                           engine=args.engine, profiles=args.profile, screenshot_dir=args.screenshot)
+    report = run_check(paths_of(args), args.server, options)
+    if args.junit:
+        write_junit(report, args.junit)
     if args.json:
         print(json.dumps(report.to_json(), indent=2, default=str))
     else:

@@ -20,15 +20,17 @@ from moka_shell.core.chat.sampling import ServerSampling
 from moka_shell.core.chat.store import Store
 from moka_shell.core.config_watch import ConfigWatch
 from moka_shell.core.consent import Consent
+from moka_shell.core.instance_lock import InstanceLock
 from moka_shell.core.mcp.elicitation import Elicitations
 from moka_shell.core.mcp.progress import CallTracker
+from moka_shell.core.mcp.oauth_store import use_data_dir
 from moka_shell.core.mcp.servers import ServerManager
 from moka_shell.core.mcp.transport import Transport
 from moka_shell.core.shell import Endpoints, EventShellActions, Mode, ShellActions
 from moka_shell.core.themes import Appearance, ThemeProvider
 from moka_shell.core.views.display import DisplayMode
 from moka_shell.core.views.host import HANDSHAKE_TIMEOUT, ViewHost
-from moka_shell.errors import ConfigError
+from moka_shell.errors import MokaError, StoreDamagedError, StoreError
 from moka_shell.inspector import Inspector
 from moka_shell.paths import Paths
 from moka_shell.plugins import PluginHost, Registered
@@ -45,6 +47,7 @@ class MokaApp:
                  actions: ShellActions | None = None, handshake_timeout: float = HANDSHAKE_TIMEOUT,
                  interactive: bool = True, approve: ApprovalMode | None = None) -> None:
         self.paths = paths
+        use_data_dir(paths.data_dir)  # where OAuth tokens go when there is no OS keyring
         self.mode: Mode = mode
         self.plugins = plugins or PluginHost()
         self.config_file: ConfigFile | None = None
@@ -61,7 +64,8 @@ class MokaApp:
         self.calls = CallTracker(self.emit)
         self.servers = ServerManager(self.transports, self.inspector, self._servers_changed,
                                      connect_timeout=connect_timeout, calls=self.calls)
-        self.problems: list[ConfigError] = []
+        self.problems: list[MokaError] = []
+        self.store_problem: StoreDamagedError | None = None  # the database is damaged: a read-only copy is open
         self.appearance = Appearance(self.themes, self.config, self.save_config, self._theme_changed)
         # interactive=False (moka chat): nobody will answer a question, so none is asked and none waits.
         can_ask: Callable[[], bool] = lambda: interactive and bool(self._listeners)
@@ -73,11 +77,14 @@ class MokaApp:
                                          can_ask=lambda: can_ask() and mode != "check",
                                          open_link=lambda url: self.view_host.open_link(url))
         self.servers.elicitor = self.elicitations
+        self.actions: ShellActions = actions or EventShellActions(self.emit)  # the shell's native side
         self.view_host = ViewHost(
             servers=self.servers, inspector=self.inspector, emit=self.emit, display_modes=self.display_modes,
             theme=self.appearance.current, host_context_hook=self._host_context_extras, consent=self.consent.ask,
-            actions=actions or EventShellActions(self.emit), mode=mode, handshake_timeout=handshake_timeout)
+            actions=self.actions, mode=mode, handshake_timeout=handshake_timeout)
         self.store: Store | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None  # the core loop, once started (plugins schedule on it)
+        self.instance_lock: InstanceLock | None = None  # held while the store is open (start(store=True))
         self.chat: ChatEngine | None = None
         self.config_watch: ConfigWatch | None = None
         if self.config_file is not None:
@@ -111,8 +118,9 @@ class MokaApp:
         self.emit("theme.changed", theme)
         self.view_host.theme_changed()
 
-    def _host_context_extras(self, server: str, tool: str, context: dict[str, Any]) -> list[Any]:
-        return self.plugins.call_each("moka_host_context", server=server, tool=tool, context=context)
+    async def _host_context_extras(self, server: str, tool: str, context: dict[str, Any]) -> list[Any]:
+        return await self.plugins.call_each_async("moka_host_context", timeout=self.plugins.decision_timeout,
+                                                  server=server, tool=tool, context=context)
 
     # ---- lifecycle ---------------------------------------------------------------------------
 
@@ -129,21 +137,38 @@ class MokaApp:
         if servers is not None:
             wanted = {n: c for n, c in wanted.items() if n in servers}
         if store:
-            self.store = Store(self.paths.database)
+            # One writer per data dir: a second instance is told who holds it (InstanceRunningError).
+            self.instance_lock = InstanceLock(self.paths.data_dir)
+            self.instance_lock.acquire()
+            try:
+                self.store = Store(self.paths.database)
+            except StoreDamagedError as exc:
+                # Say so, keep the file, and show what can still be read from a copy (read-only).
+                self.store = Store.damaged_copy(self.paths.database)
+                self.store_problem = StoreDamagedError(
+                    f"{exc.message}; showing a read-only copy ({self.store.path.name}): new messages are not saved",
+                    hint=exc.hint)
+            if not self.store.read_only:  # a damaged file's copy keeps views' storage in memory
+                try:
+                    self.view_host.storage.storage.attach(self.store.db)
+                except StoreError as exc:  # a full disk at start: views keep their storage in memory
+                    log.warning("%s", exc)
             self.chat = ChatEngine(store=self.store, servers=self.servers, views=self.view_host,
                                    backends=self.backends, config=self.config, emit=self.emit,
                                    inspector=self.inspector, approvals=self.approvals)
             self.view_host.chat = self.chat
             self.servers.sampler = ServerSampling(self.chat, self.consent.ask, self.inspector)
-        self.problems = self.servers.load(wanted)
+        self.problems = [*self.servers.load(wanted), *([self.store_problem] if self.store_problem else [])]
         self.servers.start_all()
         if servers is None and self.config_watch is not None:
             self.config_watch.start()  # a run limited to some servers (moka check) ignores the rest
-        self.plugins.call_each("moka_startup", app=self)
+        self.loop = asyncio.get_running_loop()
+        # On a worker thread with a deadline: a plugin that blocks here is named and skipped.
+        await self.plugins.call_each_async("moka_startup", app=self)
 
     async def stop(self) -> None:
         """Tear down views, stop servers, flush the inspector."""
-        self.plugins.call_each("moka_shutdown", app=self)
+        await self.plugins.call_each_async("moka_shutdown", app=self)
         if self.config_watch is not None:
             await self.config_watch.stop()
         try:
@@ -153,6 +178,8 @@ class MokaApp:
         await self.servers.stop_all()
         if self.store is not None:
             self.store.close()
+        if self.instance_lock is not None:
+            self.instance_lock.release()
         self.inspector.close()
 
     def save_config(self) -> None:

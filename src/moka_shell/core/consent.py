@@ -29,14 +29,20 @@ class Consent:
 
     async def ask(self, action: str, server: str, detail: dict[str, Any]) -> bool:
         """True when ``server`` may do ``action`` now."""
-        decided = self._plugins.first_result("moka_consent", action=action, server=server, detail=detail)
+        # Awaited off the loop with a deadline: a plugin that blocks is named and skipped, Moka answers.
+        decided = await self._plugins.first_result_async("moka_consent", action=action, server=server, detail=detail)
         if isinstance(decided, bool):
             return decided
         policy = getattr(self._config.consent, action, "ask")
         if policy != "ask":
             return bool(policy == "allow")
-        if not self._someone_listening() or self._mode == "check":
-            return self._mode == "check"  # headless checks allow; nobody to ask otherwise
+        if self._mode == "check":
+            # `moka check` allows nothing a person would be asked about: it answers as a denial and
+            # reports the request ("would ask the person"), so the app's handling of a "no" is tested.
+            self._emit("consent.would_ask", {"action": action, "server": server, "detail": detail})
+            return False
+        if not self._someone_listening():
+            return False  # nobody to ask
         # Unique for the run: an id reused while an earlier request still waited would let one
         # answer resolve the wrong request and leave the other to time out.
         self._seq += 1

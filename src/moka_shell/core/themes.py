@@ -84,25 +84,39 @@ class Appearance:
         self.system_dark = False
 
     def current(self) -> dict[str, Any]:
-        """The Theme payload for the configured theme and mode."""
+        """The Theme payload for the configured theme and mode (the built-in one if that theme fails)."""
+        try:
+            return self._build()
+        except Exception:  # a plugin's theme broke after registration: the UI must still come up
+            fallback = self._themes.get("moka") or next(iter(self._themes.values()))
+            return self._build(fallback)
+
+    def _build(self, reg: Registered[ThemeProvider] | None = None) -> dict[str, Any]:
         theme_id = self._config.theme.theme_id
-        reg = self._themes.get(theme_id) or self._themes.get("moka") or next(iter(self._themes.values()))
+        reg = reg or self._themes.get(theme_id) or self._themes.get("moka") or next(iter(self._themes.values()))
         mode = self._config.theme.mode
         resolved: Mode = ("dark" if self.system_dark else "light") if mode == "system" else mode
         return theme_payload(reg.obj, reg.obj.theme_id, mode, resolved)
 
     def set(self, theme_id: str | None = None, mode: str | None = None) -> dict[str, Any]:
-        """Switch theme and/or mode; everyone is told."""
+        """Switch theme and/or mode; everyone is told. Saved only once the new theme was built."""
+        if theme_id is not None and theme_id not in self._themes:
+            raise InvalidParamsError(f"unknown theme {theme_id!r} (available: {', '.join(self._themes)})")
+        if mode is not None and mode not in ("light", "dark", "system"):
+            raise InvalidParamsError(f"theme mode must be light, dark or system, not {mode!r}")
+        before = (self._config.theme.theme_id, self._config.theme.mode)
         if theme_id is not None:
-            if theme_id not in self._themes:
-                raise InvalidParamsError(f"unknown theme {theme_id!r} (available: {', '.join(self._themes)})")
             self._config.theme.theme_id = theme_id
         if mode is not None:
-            if mode not in ("light", "dark", "system"):
-                raise InvalidParamsError(f"theme mode must be light, dark or system, not {mode!r}")
             self._config.theme.mode = mode  # type: ignore[assignment]
+        try:
+            theme = self._build()
+        except Exception as exc:  # a plugin's theme that fails at use: keep the old one, save nothing
+            self._config.theme.theme_id, self._config.theme.mode = before
+            raise InvalidParamsError(f"the theme {self._config.theme.theme_id if theme_id is None else theme_id!r} "
+                                     f"could not be applied ({type(exc).__name__}: {exc}); the previous theme stays",
+                                     hint="`moka plugins` shows which plugin registered it") from exc
         self._save_config()
-        theme = self.current()
         self._on_change(theme)
         return theme
 

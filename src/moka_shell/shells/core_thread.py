@@ -35,7 +35,14 @@ async def start_core(paths: Paths, *, mode: Mode, port: int = 0, servers: list[s
     app = MokaApp(paths, mode=mode, actions=actions, handshake_timeout=handshake_timeout)
     web = WebServer(app, port=port)
     await web.start()
-    await app.start(servers=servers, store=store, endpoints=web.endpoints)
+    try:
+        await app.start(servers=servers, store=store, endpoints=web.endpoints)
+    except BaseException:  # e.g. another Moka holds the data dir: leave nothing listening
+        await app.stop()
+        await web.stop()
+        raise
+    if app.instance_lock is not None:
+        app.instance_lock.describe(url=web.endpoints.host_origin)  # the origin only: never the token
     return app, web
 
 

@@ -13,7 +13,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from moka_shell.errors import StoreError
+from moka_shell.core.chat.store_health import check_integrity, connect, migrate, read_only_copy
+from moka_shell.core.views.storage import MIGRATION_SQL as VIEW_STORAGE_SQL
+from moka_shell.errors import StoreDamagedError, StoreError
+from moka_shell.paths import ensure_dir
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS conversations (
@@ -37,7 +40,26 @@ CREATE TABLE IF NOT EXISTS views (
 # Each later version's SQL, applied in order to a database at an older version. Numbers are
 # reserved per area so that work in parallel cannot collide: 2 chat (branches, per-conversation
 # model and system prompt), 3 view storage, 4 reliability. A gap is fine.
-MIGRATIONS: dict[int, str] = {1: _SCHEMA}
+# 2 (chat): a reply's state (so one cut off by a crash shows as interrupted), the conversation's own
+# backend, model and system prompt, attachments kept beside their message, and one sequence number
+# per message and conversation, whoever writes (duplicates from older versions are renumbered first).
+_CHAT_2 = """
+ALTER TABLE messages ADD COLUMN state TEXT;
+ALTER TABLE conversations ADD COLUMN backend TEXT;
+ALTER TABLE conversations ADD COLUMN model TEXT;
+ALTER TABLE conversations ADD COLUMN system_prompt TEXT;
+CREATE TABLE IF NOT EXISTS attachments (
+    id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE, name TEXT NOT NULL,
+    mime_type TEXT NOT NULL, size INTEGER NOT NULL, data BLOB NOT NULL, created_at REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS attachments_by_message ON attachments(message_id);
+UPDATE messages SET seq = (SELECT r.n FROM (SELECT id, ROW_NUMBER() OVER (
+    PARTITION BY conversation_id ORDER BY seq, created_at, rowid) AS n FROM messages) AS r WHERE r.id = messages.id);
+DROP INDEX IF EXISTS messages_by_conversation;
+CREATE UNIQUE INDEX IF NOT EXISTS messages_seq ON messages(conversation_id, seq);
+CREATE INDEX IF NOT EXISTS conversations_by_update ON conversations(updated_at DESC, id DESC);
+"""
+MIGRATIONS: dict[int, str] = {1: _SCHEMA, 2: _CHAT_2, 3: VIEW_STORAGE_SQL}
 SCHEMA_VERSION = max(MIGRATIONS)
 
 
@@ -57,27 +79,37 @@ def _uj(text: str | None) -> Any:
 class Store:
     """The conversation database."""
 
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+        # Opening, checking and migrating are store_health's: nothing is changed before it is understood.
+        ensure_dir(path.parent, "the data dir")
+        self.path = path
+        self.read_only = read_only
         try:
-            self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-            self.db.row_factory = sqlite3.Row
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL survives a process crash
-            self.db.execute("PRAGMA foreign_keys=ON")
-            self._migrate()
-        except sqlite3.DatabaseError as exc:
+            self.db = connect(path, read_only=read_only)
+        except sqlite3.Error as exc:
             raise StoreError(f"the conversation database {path} can't be used: {exc}",
                              hint="move the file aside to start fresh; Moka never deletes it") from exc
+        try:
+            if not read_only:
+                migrate(self.db, MIGRATIONS, path)  # before WAL: a refused file stays byte for byte
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL survives a process crash
+                check_integrity(self.db, path)
+            self.db.execute("PRAGMA foreign_keys=ON")
+        except StoreError:
+            self.db.close()
+            raise
 
-    def _migrate(self) -> None:
-        version = self.db.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise StoreError(f"the database was written by a newer Moka (schema {version}); update Moka")
-        for number in sorted(MIGRATIONS):
-            if version < number:
-                self.db.executescript(MIGRATIONS[number])
-                self.db.execute(f"PRAGMA user_version={number}")
+    @classmethod
+    def damaged_copy(cls, path: Path) -> Store:
+        """A read-only store on a copy of a damaged database (the original is left as it is)."""
+        try:
+            copy = read_only_copy(path)
+        except OSError as exc:
+            raise StoreDamagedError(f"the conversation database {path} is damaged, and no copy could be made to "
+                                    f"read it: {exc.strerror or exc}",
+                                    hint="Moka did not change the file; free some space, or move it aside") from exc
+        return cls(copy, read_only=True)
 
     def close(self) -> None:
         """Close the database."""
@@ -88,24 +120,37 @@ class Store:
     def create_conversation(self, title: str) -> str:
         """A new, empty conversation."""
         cid, now = new_id("k"), time.time()
-        self.db.execute("INSERT INTO conversations VALUES (?,?,?,?)", (cid, title[:120] or "New chat", now, now))
+        self.db.execute("INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?,?,?,?)",
+                        (cid, title[:120] or "New chat", now, now))
         return cid
 
     def has_conversation(self, cid: str) -> bool:
         """Does this conversation exist?"""
         return self.db.execute("SELECT 1 FROM conversations WHERE id=?", (cid,)).fetchone() is not None
 
-    def list_conversations(self, query: str | None = None, limit: int = 500) -> list[dict[str, Any]]:
-        """Newest first; ``query`` matches titles and message text."""
+    def list_conversations(self, query: str | None = None, limit: int = 500,
+                           before: tuple[float, str] | None = None) -> list[dict[str, Any]]:
+        """Newest first, one page; ``query`` matches titles and message text.
+
+        ``before`` is the (updatedAt, id) of the last conversation of the previous page: pages are
+        keyed on it, not on an offset, so a conversation updated meanwhile is neither lost nor repeated twice.
+        """
         sql = ("SELECT c.id, c.title, c.updated_at, (SELECT COUNT(*) FROM messages m WHERE m.conversation_id=c.id) "
                "AS n FROM conversations c")
+        where: list[str] = []
         args: list[Any] = []
         if query:
-            sql += (" WHERE c.title LIKE ? OR EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id=c.id "
-                    "AND m.content LIKE ?)")
-            args += [f"%{query}%", f"%{query}%"]
-        sql += " ORDER BY c.updated_at DESC LIMIT ?"
-        rows = self.db.execute(sql, [*args, limit]).fetchall()
+            where.append("(c.title LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM messages m WHERE "
+                         "m.conversation_id=c.id AND m.content LIKE ? ESCAPE '\\'))")
+            pattern = "%" + query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            args += [pattern, pattern]
+        if before is not None:
+            where.append("(c.updated_at < ? OR (c.updated_at = ? AND c.id < ?))")
+            args += [before[0], before[0], before[1]]
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY c.updated_at DESC, c.id DESC LIMIT ?"
+        rows = self.db.execute(sql, [*args, max(1, min(limit, 500))]).fetchall()
         return [{"id": r["id"], "title": r["title"], "updatedAt": r["updated_at"], "messageCount": r["n"]}
                 for r in rows]
 
@@ -125,14 +170,20 @@ class Store:
     # ---- messages ----------------------------------------------------------------------------
 
     def add_message(self, cid: str, role: str, content: str = "", *, source: str | None = None,
-                    data: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Append a message; returns it in the UI's shape."""
+                    data: dict[str, Any] | None = None, state: str | None = None) -> dict[str, Any]:
+        """Append a message; returns it in the UI's shape.
+
+        The sequence number is chosen inside the INSERT, which holds SQLite's write lock while it
+        reads the maximum: two processes appending to one conversation can't pick the same one
+        (and the unique index of schema 2 would refuse it if they did).
+        """
         mid, now = new_id("m"), time.time()
-        seq = self.db.execute("SELECT COALESCE(MAX(seq),0)+1 FROM messages WHERE conversation_id=?", (cid,)).fetchone()[0]
-        self.db.execute("INSERT INTO messages VALUES (?,?,?,?,?,?,?,?,?)",
-                        (mid, cid, seq, role, content, source, None, _j(data), now))
+        self.db.execute(
+            "INSERT INTO messages (id, conversation_id, seq, role, content, source, error, data, created_at, state) "
+            "SELECT ?, ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, NULL, ?, ?, ? FROM messages WHERE conversation_id=?",
+            (mid, cid, role, content, source, _j(data), now, state, cid))
         self.db.execute("UPDATE conversations SET updated_at=? WHERE id=?", (now, cid))
-        msg = {"id": mid, "role": role, "content": content, "createdAt": now, "toolCalls": []}
+        msg: dict[str, Any] = {"id": mid, "role": role, "content": content, "createdAt": now, "toolCalls": []}
         if source:
             msg["source"] = source
         if data:
@@ -142,6 +193,14 @@ class Store:
     def append_text(self, mid: str, text: str) -> None:
         """Add streamed text to a message (committed at once)."""
         self.db.execute("UPDATE messages SET content = content || ? WHERE id=?", (text, mid))
+
+    def set_data(self, mid: str, data: dict[str, Any] | None) -> None:
+        """Replace a message's data (what goes with it: context, app blocks, attachments)."""
+        self.db.execute("UPDATE messages SET data=? WHERE id=?", (_j(data), mid))
+
+    def set_content(self, mid: str, content: str) -> None:
+        """Replace a message's text (an edited message)."""
+        self.db.execute("UPDATE messages SET content=? WHERE id=?", (content, mid))
 
     def set_error(self, mid: str, error: str) -> None:
         """Record an error on a message; the message and its text are kept."""
@@ -157,13 +216,90 @@ class Store:
         for r in rows:
             msg: dict[str, Any] = {"id": r["id"], "role": r["role"], "content": r["content"],
                                    "createdAt": r["created_at"], "toolCalls": calls.get(r["id"], [])}
-            for key in ("source", "error"):
+            for key in ("source", "error", "state"):
                 if r[key]:
                     msg[key] = r[key]
             if r["data"]:
                 msg["data"] = _uj(r["data"])
             out.append(msg)
         return out
+
+    def end_replies(self, cid: str) -> None:
+        """The turn ended (done, stopped or failed): its replies are no longer being written."""
+        self.db.execute("UPDATE messages SET state=NULL WHERE conversation_id=? AND state='streaming'", (cid,))
+
+    def cut_off(self, cid: str) -> None:
+        """Replies a crash cut off become errors ("interrupted"), their unanswered calls too, so the
+        model is never sent a tool call without its answer."""
+        self.db.execute("UPDATE messages SET state=NULL, error=COALESCE(error, 'interrupted') "
+                        "WHERE conversation_id=? AND state='streaming'", (cid,))
+        self.db.execute("UPDATE tool_calls SET status='error', error='interrupted: Moka stopped while this call "
+                        "ran, so its result is unknown' WHERE conversation_id=? AND status IN "
+                        "('streaming', 'running', 'approval')", (cid,))
+
+    def remove_from(self, cid: str, mid: str, *, keep: bool) -> int:
+        """Delete the messages after ``mid`` (and ``mid`` itself unless ``keep``); returns how many went."""
+        row = self.db.execute("SELECT seq FROM messages WHERE id=? AND conversation_id=?", (mid, cid)).fetchone()
+        if row is None:
+            raise StoreError(f"no message {mid!r} in conversation {cid!r}")
+        seq = row["seq"] if keep else row["seq"] - 1
+        ids = [r["id"] for r in self.db.execute("SELECT id FROM messages WHERE conversation_id=? AND seq>?",
+                                               (cid, seq))]
+        for chunk in (ids[i:i + 500] for i in range(0, len(ids), 500)):
+            marks = ",".join("?" * len(chunk))
+            self.db.execute(f"DELETE FROM views WHERE tool_call_id IN (SELECT id FROM tool_calls WHERE "
+                            f"message_id IN ({marks}))", chunk)
+            self.db.execute(f"DELETE FROM tool_calls WHERE message_id IN ({marks})", chunk)
+            self.db.execute(f"DELETE FROM messages WHERE id IN ({marks})", chunk)
+        return len(ids)
+
+    def message(self, mid: str) -> dict[str, Any] | None:
+        """One message's role, text, data and conversation (None if it is gone)."""
+        r = self.db.execute("SELECT * FROM messages WHERE id=?", (mid,)).fetchone()
+        if r is None:
+            return None
+        return {"id": r["id"], "conversationId": r["conversation_id"], "role": r["role"], "content": r["content"],
+                "source": r["source"], "data": _uj(r["data"]) or {}}
+
+    # ---- per conversation: backend, model, system prompt ---------------------------------------
+
+    def settings(self, cid: str) -> dict[str, Any]:
+        """The conversation's own backend, model and system prompt (absent keys follow the config)."""
+        r = self.db.execute("SELECT backend, model, system_prompt FROM conversations WHERE id=?", (cid,)).fetchone()
+        if r is None:
+            return {}
+        values = {"backend": r["backend"], "model": r["model"], "systemPrompt": r["system_prompt"]}
+        return {k: v for k, v in values.items() if v}
+
+    def set_settings(self, cid: str, **values: str | None) -> None:
+        """Change the conversation's backend, model or systemPrompt (None or "" clears one)."""
+        columns = {"backend": "backend", "model": "model", "systemPrompt": "system_prompt"}
+        for key, value in values.items():
+            self.db.execute(f"UPDATE conversations SET {columns[key]}=? WHERE id=?", (value or None, cid))
+
+    # ---- attachments ---------------------------------------------------------------------------
+
+    def add_attachment(self, cid: str, mid: str, name: str, mime_type: str, data: bytes) -> dict[str, Any]:
+        """Keep a file the person attached to a message; returns its description (no contents)."""
+        aid = new_id("a")
+        self.db.execute("INSERT INTO attachments (id, conversation_id, message_id, name, mime_type, size, data, "
+                        "created_at) VALUES (?,?,?,?,?,?,?,?)",
+                        (aid, cid, mid, name, mime_type, len(data), data, time.time()))
+        return {"id": aid, "name": name, "mimeType": mime_type, "size": len(data)}
+
+    def attachment(self, aid: str) -> tuple[dict[str, Any], bytes] | None:
+        """An attachment's description and bytes."""
+        r = self.db.execute("SELECT * FROM attachments WHERE id=?", (aid,)).fetchone()
+        if r is None:
+            return None
+        return ({"id": r["id"], "name": r["name"], "mimeType": r["mime_type"], "size": r["size"],
+                 "messageId": r["message_id"]}, bytes(r["data"]))
+
+    def attachments_of(self, mid: str) -> list[tuple[dict[str, Any], bytes]]:
+        """A message's attachments, in the order they were added."""
+        rows = self.db.execute("SELECT * FROM attachments WHERE message_id=? ORDER BY created_at, rowid", (mid,))
+        return [({"id": r["id"], "name": r["name"], "mimeType": r["mime_type"], "size": r["size"]}, bytes(r["data"]))
+                for r in rows]
 
     # ---- tool calls and views ----------------------------------------------------------------
 

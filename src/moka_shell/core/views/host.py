@@ -16,8 +16,11 @@ from moka_shell.core.views.document import inject_prelude, popout_url, proxy_url
 from moka_shell.core.views.host_context import build_host_context
 from moka_shell.core.views.parking import Parking
 from moka_shell.core.views.ports import ChatPort, ConsentAsk, HostContextHook
+from moka_shell.core.views.storage import ViewStorage
+from moka_shell.core.views.storage_channel import StorageChannel
 from moka_shell.core.views.permissions import confirm_permissions
 from moka_shell.core.views.reports import report_uri
+from moka_shell.core.views.profile import HostProfile
 from moka_shell.core.views.view import View, notification
 from moka_shell.errors import BridgeError, MokaError, ViewError
 from moka_shell.inspector import Inspector
@@ -41,6 +44,7 @@ class ViewHost:
         self.consent = consent
         self.endpoints = Endpoints()  # set by MokaApp.start, once the web server has its ports
         self.chat: ChatPort | None = None  # set by MokaApp when conversations are stored
+        self.profile: HostProfile | None = None  # `moka check --profile`: what Moka advertises, never its rules
         self._theme = theme
         self._host_context_hook = host_context_hook
         self._actions = actions
@@ -51,6 +55,7 @@ class ViewHost:
         self.handshake_timeout = handshake_timeout
         self._watchers: set[asyncio.Task[None]] = set()
         self.parking = Parking(self)
+        self.storage = StorageChannel(self, ViewStorage())
         self.dispatcher = Dispatcher(self)
 
     # ---- creating views ---------------------------------------------------------------------
@@ -73,6 +78,8 @@ class ViewHost:
                     record_id=record_id)
         view.mark("created")
         view.problems.extend(policy.rejected)
+        # Plugins are asked here, once, and awaited off the loop: host_context() runs no plugin code.
+        view.context_extras = await self._host_context_hook(server, tool_name, dict(self._core_context(view)))
         self.views[view.id] = view
         self.inspector.record("view", {"event": "created", "uri": resource.uri, "csp": policy.header,
                                            "allow": policy.allow, "rejected": policy.rejected,
@@ -117,7 +124,7 @@ class ViewHost:
         if view is None or not secrets.compare_digest(view.key, key) or view.resource.html is None:
             raise ViewError("no such view document")
         view.mark("document")
-        return inject_prelude(view.resource.html), view.policy.header
+        return inject_prelude(view.resource.html, self.storage.script(view)), view.policy.header
 
     async def _watch_handshake(self, view: View, key: str) -> None:
         await asyncio.sleep(self.handshake_timeout)
@@ -252,24 +259,27 @@ class ViewHost:
 
     # ---- display modes, context, teardown ----------------------------------------------------
 
-    def host_context(self, view: View) -> dict[str, Any]:
-        """The view's full hostContext right now."""
+    def _core_context(self, view: View) -> dict[str, Any]:
         mode = self.display_modes[view.display_mode].obj
-        theme = self._theme()
-        ctx = build_host_context(
-            theme=theme, display_mode=mode.wire_mode, available=self.available_wire_modes(),
+        return build_host_context(
+            theme=self._theme(), display_mode=mode.wire_mode, available=self.available_wire_modes(),
             fixed=mode.fixed_size, viewport=self._viewport_for(view, mode.fixed_size), client=self.client,
             tool=view.tool.to_mcp_tool(), call_id=view.call_id, platform="desktop" if self._mode == "desktop" else "web")
-        for extra in self._host_context_hook(view.server, view.tool.name, dict(ctx)):
+
+    def host_context(self, view: View) -> dict[str, Any]:
+        """The view's full hostContext right now (the core's keys, then what plugins added)."""
+        ctx = self._core_context(view)
+        for extra in view.context_extras:
             if isinstance(extra, dict):
                 for key, value in extra.items():
                     if value is not None and key not in ctx:
                         ctx[key] = value
-        return ctx
+        return self.profile.context(ctx) if self.profile else ctx
 
     def available_wire_modes(self) -> list[str]:
         """Wire modes some registered display mode provides."""
-        return sorted({r.obj.wire_mode for r in self.display_modes.values()})
+        modes: list[str] = sorted({r.obj.wire_mode for r in self.display_modes.values()})
+        return self.profile.wire_modes(modes) if self.profile else modes
 
     def _viewport_for(self, view: View, fixed: bool) -> dict[str, Any]:
         if fixed:
@@ -314,6 +324,7 @@ class ViewHost:
         """Send the new theme and styles to every live view."""
         theme = self._theme()
         params = {"theme": theme["resolved"], "styles": {"variables": theme["variables"]}}
+        params = self.profile.styles(params) if self.profile else params
         for view in list(self.views.values()):
             if view.live:
                 self.send(view, notification("ui/notifications/host-context-changed", params))
@@ -338,6 +349,7 @@ class ViewHost:
                                   server=view.server, view=view.id, method=f"view/{view.state}")
         self.emit("view.status", {"viewId": view.id, "state": view.state})
         if not park:
+            self.storage.forget(view)
             self.emit("view.closed", {"viewId": view.id})
 
     def remount(self, view: View) -> None:

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from moka_shell.core.views.view import View
 
-HostContextHook = Callable[[str, str, dict[str, Any]], list[Any]]  # (server, tool, context) → plugins' extras
+# (server, tool, context) → plugins' extras; awaited once per view, off the core loop (plugins may block)
+HostContextHook = Callable[[str, str, dict[str, Any]], Awaitable[list[Any]]]
 ConsentAsk = Callable[[str, str, dict[str, Any]], Awaitable[bool]]  # (action, server, detail) → allowed?
 
 

@@ -44,6 +44,7 @@ class View:
     app_capabilities: dict[str, Any] = field(default_factory=dict)
     model_context: dict[str, Any] | None = None
     app_tools: list[dict[str, Any]] = field(default_factory=list)  # tools the view offers (moka check reports them)
+    context_extras: list[Any] = field(default_factory=list)  # plugins' hostContext additions, asked once
     viewport: dict[str, Any] = field(default_factory=dict)
     height: int | None = None
     queue: list[dict[str, Any]] = field(default_factory=list)

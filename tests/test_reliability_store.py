@@ -1,0 +1,213 @@
+"""The conversation database against bad files and a full disk (findings R3.7, R3.8, R2.6, R3.4):
+nothing is changed before it is understood, a damaged file is said to be damaged and read from a copy,
+and a full disk is a StoreError that says so, with nothing shown lost and the rest of Moka working."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from moka_shell.bridge import Bridge
+from moka_shell.config import MokaConfig, ServerConfig
+from moka_shell.core.app import MokaApp
+from moka_shell.core.chat.store import MIGRATIONS, SCHEMA_VERSION, Store
+from moka_shell.demo.server import build_server
+from moka_shell.errors import StoreDamagedError, StoreError
+from moka_shell.paths import Paths
+from moka_shell.plugins import PluginHost
+from moka_shell.testing import FAKE_ENDPOINTS
+from moka_shell.testing.memory import InMemoryTransport
+
+
+def moka(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "moka_shell", "--config", str(tmp_path / "config.json"),
+                           "--data-dir", str(tmp_path / "data"), *args], capture_output=True, text=True, timeout=120)
+
+
+def test_an_old_layout_without_a_version_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    """user_version 0 and a `messages` table missing columns: a clear refusal, the file byte for byte (R3.7)."""
+    (tmp_path / "data").mkdir()
+    db_path = tmp_path / "data" / "moka.sqlite3"
+    db = sqlite3.connect(db_path)
+    db.execute("CREATE TABLE messages (id TEXT, conversation_id TEXT, seq INT, role TEXT, content TEXT, created_at REAL)")
+    db.execute("INSERT INTO messages VALUES ('m1', 'k1', 1, 'user', 'keep me', 1.0)")
+    db.commit()
+    db.close()
+    before = db_path.read_bytes()
+    with pytest.raises(StoreError, match="has tables but no Moka schema version, and table conversations is missing"):
+        Store(db_path)
+    (tmp_path / "config.json").write_text(json.dumps({"mcpServers": {}}))
+    done = moka(tmp_path, "chat", "hello")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "it was not made by this Moka" in done.stderr and "Moka did not change the file" in done.stderr
+    assert db_path.read_bytes() == before
+    assert not (tmp_path / "data" / "moka.sqlite3-wal").exists()
+
+
+def test_a_version_that_lies_about_its_layout_is_refused(tmp_path: Path) -> None:
+    """user_version says schema 1 but a column is missing: refused, not migrated, nothing stamped (R3.7)."""
+    db_path = tmp_path / "moka.sqlite3"
+    db = sqlite3.connect(db_path)
+    db.executescript(MIGRATIONS[1].replace("error TEXT, data TEXT,", "data TEXT,"))
+    db.execute("PRAGMA user_version=1")
+    db.commit()
+    db.close()
+    before = db_path.read_bytes()
+    with pytest.raises(StoreError, match="says schema 1, but table messages lacks the column error"):
+        Store(db_path)
+    assert db_path.read_bytes() == before
+
+
+def test_a_first_version_database_is_migrated_for_real(tmp_path: Path) -> None:
+    """A schema-1 file with a conversation: every later migration runs, and the data is all there."""
+    db_path = tmp_path / "moka.sqlite3"
+    db = sqlite3.connect(db_path)
+    db.executescript(MIGRATIONS[1])
+    db.execute("INSERT INTO conversations VALUES ('k1', 'Old chat', 1.0, 2.0)")
+    db.execute("INSERT INTO messages VALUES ('m1', 'k1', 1, 'user', 'hello from v1', NULL, NULL, NULL, 1.0)")
+    db.execute("PRAGMA user_version=1")
+    db.commit()
+    db.close()
+    store = Store(db_path)
+    try:
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        [conv] = store.list_conversations()
+        assert conv["title"] == "Old chat" and store.messages("k1")[0]["content"] == "hello from v1"
+        store.add_message("k1", "assistant", "and hello from now")  # every column the code writes exists
+        assert [m["content"] for m in store.messages("k1")] == ["hello from v1", "and hello from now"]
+    finally:
+        store.close()
+
+
+def damaged_database(path: Path) -> int:
+    """A real store with 30 conversations, then four pages in its middle overwritten; returns messages made."""
+    store = Store(path)
+    for k in range(30):
+        cid = store.create_conversation(f"chat {k}")
+        for i in range(40):
+            store.add_message(cid, "user", f"message {k}.{i} " * 20)
+    store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.close()
+    data = bytearray(path.read_bytes())
+    page = 4096
+    data[page * 20: page * 24] = b"\x5a" * (page * 4)
+    path.write_bytes(bytes(data))
+    return 30 * 40
+
+
+@pytest.mark.anyio
+async def test_a_damaged_database_is_said_to_be_damaged_and_read_from_a_copy(tmp_path: Path) -> None:
+    """Open: StoreDamagedError, file untouched; the app starts on a read-only copy and says so (R3.8)."""
+    paths = Paths(tmp_path / "config.json", tmp_path / "data")
+    paths.data_dir.mkdir()
+    damaged_database(paths.database)
+    before = paths.database.read_bytes()
+    with pytest.raises(StoreDamagedError, match="is damaged"):
+        Store(paths.database)
+    assert paths.database.read_bytes() == before
+
+    app = MokaApp(paths, config=MokaConfig(mcpServers={}))
+    await app.start(endpoints=FAKE_ENDPOINTS)
+    bridge = Bridge(app)
+    try:
+        info = (await bridge.handle({"id": 1, "method": "app.info"}) or {})["result"]
+        [problem] = [p for p in info["problems"] if "damaged" in p]
+        assert "showing a read-only copy" in problem and "new messages are not saved" in problem
+        listed = (await bridge.handle({"id": 2, "method": "conversations.list"}) or {})["result"]
+        assert len(listed["conversations"] if isinstance(listed, dict) else listed) == 30
+        sent = await bridge.handle({"id": 3, "method": "chat.send", "params": {"text": "hello"}})
+        assert sent is not None and sent["error"]["code"] != -32603, sent
+        assert "read-only" in sent["error"]["message"] and "internal error" not in sent["error"]["message"]
+    finally:
+        await app.stop()
+    assert paths.database.read_bytes() == before
+    assert [p.name for p in paths.data_dir.glob("moka.sqlite3.damaged-*.copy")]
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 1 MB tmpfs (a disk that fills up), unmounted after; skipped where mounting is not allowed."""
+    mnt = tmp_path / "disk"
+    mnt.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"can't mount a tmpfs here (needs root): {done.stderr.decode(errors='replace').strip()}")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], check=False)
+
+
+def fill(disk: Path) -> Path:
+    filler = disk / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+    try:
+        while True:
+            os.write(fd, b"x" * 16384)
+    except OSError:  # ENOSPC
+        pass
+    finally:
+        os.close(fd)
+    return filler
+
+
+@pytest.mark.anyio
+async def test_a_full_disk_is_a_clear_store_error_and_nothing_shown_is_lost(small_disk: Path, tmp_path: Path) -> None:
+    """Data dir on a full 1 MB tmpfs: chat writes answer 'the disk is full' (not -32603), tools still run,
+    the inspector keeps recording, and after space returns saving works and every earlier message is there (R2.6)."""
+    paths = Paths(tmp_path / "config.json", small_disk / "data")
+    host = PluginHost(load_entrypoints=False, extra=[InMemoryTransport(build_server).plugin()])
+    app = MokaApp(paths, config=MokaConfig(mcpServers={"moka-demo": ServerConfig(type="memory")}), plugins=host)
+    await app.start(endpoints=FAKE_ENDPOINTS)
+    bridge = Bridge(app)
+
+    async def call(method: str, **params: Any) -> dict[str, Any]:
+        reply = await bridge.handle({"id": 1, "method": method, "params": params})
+        assert reply is not None
+        return reply
+
+    try:
+        await app.servers.wait_ready(timeout=10)
+        assert app.store is not None
+        kept = app.store.create_conversation("before the disk filled")
+        for i in range(20):
+            app.store.add_message(kept, "user", f"shown message {i}")
+        filler = fill(small_disk)
+        assert not _write_many(app.store), "the disk never filled"
+        sent = await call("chat.send", text="this one can't be saved")
+        assert "error" in sent and sent["error"]["code"] != -32603
+        assert "can't be written: the disk is full" in sent["error"]["message"]
+        assert "internal error" not in json.dumps(sent)
+        run = await call("tools.run", server="moka-demo", tool="roll_dice", arguments={"sides": 6, "count": 1})
+        assert "Rolled" in json.dumps(run["result"]), run
+        app.inspector.record("server", {"still": "recording"})
+        assert app.inspector.query(limit=1)[0]["message"] == {"still": "recording"}
+        filler.unlink()
+        app.store.add_message(kept, "user", "after space came back")
+        contents = [m["content"] for m in app.store.messages(kept)]
+        assert contents[:20] == [f"shown message {i}" for i in range(20)] and contents[-1] == "after space came back"
+        assert app.store.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        await app.stop()
+
+
+def _write_many(store: Store | None) -> bool:
+    """Fill new pages (a StoreError once the disk is full); True if every write worked."""
+    assert store is not None
+    try:
+        cid = store.create_conversation("filler")
+        for i in range(200):
+            store.add_message(cid, "user", "p" * 2000)
+    except StoreError as exc:
+        assert "the disk is full" in exc.message
+        return False
+    return True
