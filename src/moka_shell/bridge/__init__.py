@@ -21,6 +21,7 @@ from moka_shell.bridge.inspector import InspectorMethods
 from moka_shell.bridge.servers import ServerMethods
 from moka_shell.bridge.settings import SettingsMethods
 from moka_shell.bridge.views import ViewMethods
+from moka_shell.bridge.window import WindowMethods
 from moka_shell.errors import BridgeError, MokaError, to_jsonrpc
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ class Bridge:
     def __init__(self, app: MokaApp) -> None:
         self.methods: dict[str, Method] = {}
         for area in (AppMethods(app), ServerMethods(app), ViewMethods(app), InspectorMethods(app),
-                     ChatMethods(app), SettingsMethods(app), CallMethods(app)):
+                     ChatMethods(app), SettingsMethods(app), CallMethods(app), WindowMethods(app)):
             self.methods.update(area.methods())
 
     async def handle(self, frame: Any) -> dict[str, Any] | None:

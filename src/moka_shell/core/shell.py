@@ -32,6 +32,26 @@ class ShellActions(Protocol):
         ...
 
 
+class WindowActions(Protocol):
+    """What a shell with native windows also does (the desktop); shells without them lack these."""
+
+    def set_title(self, title: str) -> None:
+        """Title the main window (the page's screen and conversation)."""
+        ...
+
+    def quit(self) -> None:
+        """Close every window and stop."""
+        ...
+
+    def zoom(self, step: int) -> float | None:
+        """Zoom the focused window in (+1), out (-1) or reset (0); the new factor."""
+        ...
+
+    def notify(self, title: str, body: str) -> bool:
+        """A desktop notification; False when the platform has no way to show one."""
+        ...
+
+
 class EventShellActions:
     """The default: hand links and downloads to the page as events (browser mode, tests)."""
 

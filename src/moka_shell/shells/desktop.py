@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import html
 import json
+import shutil
+import subprocess
 import sys
 import threading
 import webbrowser
@@ -19,11 +22,17 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
+from moka_shell.core.instance_lock import InstanceLock
 from moka_shell.paths import Paths
+from moka_shell.shells import desktop_qt
 from moka_shell.shells.core_thread import CoreThread
+from moka_shell.shells.desktop_commands import DesktopCommands
+from moka_shell.shells.desktop_menu import build_menu
 from moka_shell.shells.qt_env import prepare_qt_environment
+from moka_shell.shells.skeleton import saved_mode, skeleton_html
 
 DEFAULT_SIZE = (1180, 820)
+ICON = Path(__file__).resolve().parent.parent / "web" / "static" / "icon.png"
 
 
 class WindowState:
@@ -60,21 +69,24 @@ class WindowState:
 def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | None = None) -> int:
     """Open the main window and run until it closes.
 
-    ``driver(core, window)``, if given, runs on a worker thread once the GUI is up (used by
-    the desktop smoke test and the benchmarks); the window closes when it returns.
+    The window opens first, showing Moka's frame (``skeleton.py``), and the core starts behind
+    it; the real page replaces the frame once the core serves it. ``driver(core, window)``, if
+    given, runs on a worker thread once the page is loading (used by the desktop tests and the
+    benchmarks); the window closes when it returns.
     """
     prepare_qt_environment()
+    # A second launch on the same data dir must not flash a window: the CLI brings the first forward.
+    probe = InstanceLock(paths.data_dir)
+    probe.acquire()
+    probe.release()
     import webview
 
     actions = DesktopActions()
     core = CoreThread(paths, mode="desktop", actions=actions)
-    core.start()
-    app, web = core.app, core.web
-    assert app is not None and web is not None
     state = WindowState(paths.state_file)
     # No js_api: the page reaches the core over the same WebSocket as in browser mode.
-    main: Any = webview.create_window("Moka", url=web.url, min_size=(640, 480), text_select=True,
-                                      **state.geometry())
+    main: Any = webview.create_window("Moka", html=skeleton_html(saved_mode(paths.config_file)), min_size=(640, 480),
+                                      text_select=True, **state.geometry())
     main.events.resized += lambda w, h: state.update(width=w, height=h)
     main.events.moved += lambda x, y: state.update(x=x, y=y)
 
@@ -86,42 +98,76 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
 
     main.events.closing += remember_geometry
     popouts: dict[str, Any] = {}
+    actions.window = main
+    actions.popouts = popouts
 
     def on_event(event: str, data: Any) -> None:
-        if event == "view.display" and isinstance(data, dict) and data.get("opensWindow"):
+        if event != "view.display" or not isinstance(data, dict):
+            return
+        if data.get("opensWindow"):
             open_popout(data["viewId"])
+        elif data.get("viewId") in popouts:  # "Return inline" from the main window closes the pop-out
+            popouts.pop(data["viewId"]).destroy()
 
     def open_popout(view_id: str) -> None:
-        view = app.view_host.views.get(view_id)
-        if view is None or view_id in popouts:
+        app = core.app
+        view = app.view_host.views.get(view_id) if app is not None else None
+        if app is None or view is None or view_id in popouts:
             return
         win: Any = webview.create_window(f"{view.tool.title or view.tool.name} — Moka", url=app.view_host.popout_url(view),
                                          width=720, height=640, min_size=(320, 240))
         popouts[view_id] = win
 
         def closed() -> None:
-            popouts.pop(view_id, None)
+            if popouts.pop(view_id, None) is None or core.web is None:
+                return  # Moka closed it itself: the view is already back inline
             frame = {"id": None, "method": "view.event", "params": {"viewId": view_id, "kind": "popout-closed"}}
-            core.submit(web.bridge.handle(frame))
+            core.submit(core.web.bridge.handle(frame))
 
         win.events.closed += closed
 
-    app.subscribe(on_event)
-    actions.window = main
+    failed: list[BaseException] = []
+    navigated, page_loaded = threading.Event(), threading.Event()
+    main.events.loaded += lambda: page_loaded.set() if navigated.is_set() else None
 
     def after_start() -> None:
+        try:
+            core.start()
+        except Exception as exc:  # shown in the window and returned as the exit status
+            failed.append(exc)
+            main.load_html(failure_html(exc))
+            return
+        assert core.app is not None and core.web is not None
+        core.app.subscribe(on_event)
+        if core.app.instance_lock is not None:
+            core.app.instance_lock.listen_for_focus(actions.focus)
+        navigated.set()
+        main.load_url(core.web.url)
         if driver is not None:
+            page_loaded.wait(30)  # drivers start on the real page, as they did before the skeleton
             try:
                 driver(core, main)
             finally:
                 main.destroy()
 
     try:
-        webview.start(after_start, private_mode=True)
+        webview.start(after_start, private_mode=True, menu=build_menu(DesktopCommands(core, actions)), icon=str(ICON))
     finally:
         state.save()
         core.stop()
+    if failed:
+        raise failed[0]
     return 0
+
+
+def failure_html(exc: BaseException) -> str:
+    """What the window shows when the core could not start (the terminal gets the same message)."""
+    text = html.escape(str(exc) or type(exc).__name__)
+    hint = html.escape(getattr(exc, "hint", "") or "")
+    return (f"<!doctype html><meta charset='utf-8'><title>Moka</title><body style='font:15px system-ui,sans-serif;"
+            f"margin:15vh auto;max-width:560px;padding:0 24px;color:#221d19'><h2>Moka could not start</h2>"
+            f"<p>{text}</p><p style='color:#6f665e'>{hint}</p><p style='color:#6f665e'>Close this window; "
+            f"the message is also printed in the terminal.</p></body>")
 
 
 class DesktopActions:
@@ -129,6 +175,55 @@ class DesktopActions:
 
     def __init__(self) -> None:
         self.window: Any = None  # the main window, once it exists
+        self.popouts: dict[str, Any] = {}  # view id → its pop-out window
+
+    def set_title(self, title: str) -> None:
+        """Title the main window as the page is titled (screen and conversation)."""
+        if self.window is not None:
+            self.window.set_title(title)
+
+    def quit(self) -> None:
+        """Close the pop-outs, then the main window (which ends ``webview.start``)."""
+        for win in list(self.popouts.values()):
+            win.destroy()
+        if self.window is not None:
+            self.window.destroy()
+
+    def zoom(self, step: int) -> float | None:
+        """Zoom the focused window's page (Qt); None where the backend cannot."""
+        import webview
+
+        return desktop_qt.zoom(webview.active_window() or self.window, step)
+
+    def focus(self) -> None:
+        """Bring the main window forward (a second launch asked for it)."""
+        win = self.window
+        if win is None:
+            return
+        win.restore()
+        win.show()
+        native = getattr(win, "native", None)
+        if native is not None:
+            def forward() -> None:
+                native.raise_()
+                native.activateWindow()
+
+            desktop_qt.on_gui_thread(forward)
+
+    def notify(self, title: str, body: str) -> bool:
+        """A desktop notification through the platform's own tool; False when there is none."""
+        if sys.platform.startswith("linux") and shutil.which("notify-send"):
+            command = ["notify-send", "--app-name=Moka", title, body]
+        elif sys.platform == "darwin":
+            script = f"display notification {json.dumps(body)} with title {json.dumps(title)}"
+            command = ["osascript", "-e", script]
+        else:
+            return False
+        try:
+            subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError:
+            return False
+        return True
 
     def open_link(self, url: str) -> None:
         """Open the link in the default browser (off the core loop: it may take a while)."""

@@ -1,13 +1,17 @@
 // The app shell: connects to the core, builds the rail, routes between the five screens
-// (#chat, #runner, #servers, #inspector?view=ID, #settings) and owns global shortcuts.
+// (#chat, #runner, #servers, #inspector?view=ID, #settings); keys and menu commands are in shortcuts.js.
 
 import { api } from "./api.js";
-import { h, clear, isTyping, debounce } from "./dom.js";
+import { h, clear, debounce } from "./dom.js";
 import { icon } from "./icons.js";
 import { store } from "./store.js";
 import { initTheme, applyTheme } from "./theme.js";
 import { initConsent } from "./consent.js";
+import { initElicitation } from "./elicitation.js";
+import { initProgress } from "./progress.js";
 import { initResync } from "./resync.js";
+import { initShortcuts, MOD } from "./shortcuts.js";
+import { initNotifications } from "./notify.js";
 import { viewHost } from "./views.js";
 import chat from "./chat.js";
 import runner from "./runner.js";
@@ -51,11 +55,25 @@ function route() {
   }
   setSubtitle(screen.subtitle?.() || "");
   screen.show?.(params);
-  document.title = `${screen.title} · Moka`;
+  updateTitle();
 }
 
 export function setSubtitle(text) {
   document.getElementById("screen-sub").textContent = text;
+  updateTitle();
+}
+
+// "Roll three dice — Moka" in a conversation, "Servers — Moka" elsewhere; the desktop window
+// takes the same title (a browser tab reads document.title itself).
+let lastTitle = "";
+function updateTitle() {
+  if (!current) return;
+  const sub = document.getElementById("screen-sub").textContent.trim();
+  const title = `${current.id === "chat" && sub && sub !== "New conversation" ? sub : current.title} — Moka`;
+  if (title === lastTitle) return;
+  lastTitle = title;
+  document.title = title;
+  if (store.info?.mode === "desktop") api.call("window.setTitle", { title }).catch(() => {});
 }
 
 function buildRail() {
@@ -64,7 +82,7 @@ function buildRail() {
   SCREENS.forEach((s, i) => {
     spacer.before(h("button", {
       type: "button", class: "nav-btn", id: `nav-${s.id}`, "data-testid": `nav-${s.id}`,
-      title: `${s.title} (Ctrl+${i + 1})`, onclick: () => navigate(s.id),
+      title: `${s.title} (${MOD}+${i + 1})`, onclick: () => navigate(s.id),
     }, icon(s.icon, { size: 21 }), h("span", { text: s.label || s.title })));
   });
 }
@@ -85,22 +103,6 @@ function watchConnection() {
     banner.hidden = status === "online" || status === "connecting";
     banner.classList.toggle("danger", status === "offline");
     banner.textContent = text[status];
-  });
-}
-
-function shortcuts() {
-  document.addEventListener("keydown", (e) => {
-    const mod = e.ctrlKey || e.metaKey;
-    if (mod && !e.shiftKey && !e.altKey && /^[1-5]$/.test(e.key)) {
-      e.preventDefault();
-      navigate(SCREENS[Number(e.key) - 1].id);
-    } else if ((mod && e.key.toLowerCase() === "k") || (e.key === "/" && !mod && !isTyping(e.target))) {
-      // Ctrl/Cmd+K (or "/") jumps to the current screen's search box.
-      if (current?.focusSearch) {
-        e.preventDefault();
-        current.focusSearch();
-      }
-    }
   });
 }
 
@@ -135,6 +137,7 @@ async function bootPopout(viewId) {
   const root = h("div", { class: "popout-root", id: "popout-root" });
   document.body.prepend(root);
   viewHost.setPopout(viewId);
+  initShortcuts({ screens: SCREENS, navigate, current: () => null, popoutView: viewId });
   await api.connect();
   api.start();
   try {
@@ -142,7 +145,7 @@ async function bootPopout(viewId) {
     viewHost.configure(store.info);
     await store.refreshSettings();
     const data = await api.call("views.get", { viewId });
-    document.title = `${data.title || data.tool} · Moka`;
+    document.title = `${data.title || data.tool} — Moka`;
     await viewHost.mount(data);
   } catch (err) {
     root.append(h("div", { class: "empty" }, h("div", { class: "empty-icon" }, icon("alert", { size: 28 })),
@@ -156,8 +159,11 @@ async function boot() {
   if (POPOUT_VIEW) return bootPopout(POPOUT_VIEW);
   buildRail();
   watchConnection();
-  shortcuts();
+  initShortcuts({ screens: SCREENS, navigate, current: () => current });
+  initNotifications();
   initConsent();
+  initProgress(); // a running call's progress on its card
+  initElicitation({ navigate }); // servers' questions, in the place of the call that asked
   initResync(viewHost); // views created while the socket was down are mounted when it is back
   const ctx = { navigate, setSubtitle, views: viewHost };
   for (const s of SCREENS) s.init(document.getElementById(`screen-${s.id}`), ctx);
