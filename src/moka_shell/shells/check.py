@@ -1,23 +1,42 @@
 """``moka check``: render each UI tool of a server through the real UI page, proxy, CSP and
-dispatcher, headless, and report on every view."""
+dispatcher, headless, under one or more host profiles, and report on every view."""
 
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
+import re
+import threading
 import time
-from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from moka_shell.core.mcp.catalog import ToolEntry
+from moka_shell.core.themes import theme_payload
+from moka_shell.core.views.view import View, notification
 from moka_shell.errors import MokaError, ServerUnavailableError, UnknownServerError, UsageError
 from moka_shell.inspector import EventFilter
 from moka_shell.paths import Paths
-from moka_shell.shells.core_thread import CoreThread
+from moka_shell.shells.check_engines import ChromiumEngine, Engine, pick_engine
+from moka_shell.shells.check_profiles import ProfileSpec, resolve
 from moka_shell.shells.check_report import CheckReport, ViewReport
+from moka_shell.shells.check_watch import collect, watch
+from moka_shell.shells.core_thread import CoreThread
 
-SETTLE = 0.8  # seconds to keep watching a view after its result arrived, for late errors
+SETTLE = 1.5  # default: seconds a view must stay quiet after its result before it is judged
+
+
+@dataclass
+class CheckOptions:
+    """Everything ``moka check`` was asked for (one field per CLI option)."""
+
+    tool: str | None = None
+    tool_args: dict[str, Any] | None = None
+    timeout: float = 20.0
+    settle: float = SETTLE
+    engine: str = "auto"
+    profiles: list[str] | None = None  # names, "all", or None for moka
+    screenshot_dir: str | None = None
 
 
 def example_arguments(schema: dict[str, Any]) -> dict[str, Any]:
@@ -48,72 +67,24 @@ def _example(s: dict[str, Any]) -> Any:
     return s.get("examples", ["example"])[0] if isinstance(s.get("examples"), list) else "example"
 
 
-class Engine:
-    """Something that can show a URL headless."""
-
-    name = "?"
-
-    def open(self, url: str) -> None:
-        """Load the page."""
-        raise NotImplementedError
-
-    def close(self) -> None:
-        """Release the engine."""
-
-
-def chromium_path() -> str | None:
-    """Debian's Chromium, or MOKA_CHROMIUM."""
-    return os.environ.get("MOKA_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-class ChromiumEngine(Engine):
-    """Chromium through Playwright (sync API, on the calling thread)."""
-
-    name = "chromium"
-
-    def __init__(self) -> None:
-        from playwright.sync_api import sync_playwright
-
-        self._pw = sync_playwright().start()
-        self.browser = self._pw.chromium.launch(
-            executable_path=chromium_path(), headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-                  "--disable-component-update", "--no-first-run", "--disable-sync"])
-        self.page = self.browser.new_page(viewport={"width": 900, "height": 800})
-
-    def open(self, url: str) -> None:
-        self.page.goto(url, wait_until="domcontentloaded")
-
-    def close(self) -> None:
-        self.browser.close()
-        self._pw.stop()
-
-
-def pick_engine(engine: str) -> str:
-    """chromium when Playwright and a Chromium are here, else the pywebview engine."""
-    if engine != "auto":
-        return engine
-    try:
-        import playwright  # noqa: F401
-    except ImportError:
-        return "webview"
-    return "chromium" if chromium_path() else "webview"
-
-
 class Checker:
     """Drives one check: the core on its thread, views rendered one at a time."""
 
-    def __init__(self, paths: Paths, server: str, *, tool: str | None, tool_args: dict[str, Any] | None,
-                 timeout: float) -> None:
-        self.server, self.tool, self.tool_args, self.timeout = server, tool, tool_args, timeout
-        self.core = CoreThread(paths, mode="check", servers=[server], store=False, handshake_timeout=timeout)
-        self.report = CheckReport(server=server, engine="?")
+    def __init__(self, paths: Paths, server: str, options: CheckOptions) -> None:
+        self.server, self.options = server, options
+        self.timeout, self.settle = options.timeout, options.settle
+        self.core = CoreThread(paths, mode="check", servers=[server], store=False, handshake_timeout=options.timeout)
+        self.report = CheckReport(server=server, engine="?", tool=options.tool, settle=options.settle)
+        self._lock = threading.Lock()
+        self._consent: list[dict[str, Any]] | None = None
+        self._wall0 = time.time()
 
     def start(self) -> list[ToolEntry]:
         """Start the core, wait for the server; returns the UI tools to render."""
         self.core.start()
         app = self.core.app
         assert app is not None
+        app.subscribe(self._on_event)
         if self.server not in app.config.mcp_servers:
             raise UnknownServerError(self.server, sorted(app.config.mcp_servers))
         self.core.submit(app.servers.wait_ready([self.server], timeout=self.timeout + 10)).result()
@@ -126,24 +97,33 @@ class Checker:
         for t in tools:
             for problem in t.problems:
                 self.report.add_problem(t.name, problem)
-        if self.tool:
-            chosen = [t for t in tools if t.name == self.tool]
+        tool = self.options.tool
+        if tool:
+            chosen = [t for t in tools if t.name == tool]
             if not chosen:
-                raise UsageError(f"server {self.server!r} has no tool {self.tool!r}")
+                raise UsageError(f"server {self.server!r} has no tool {tool!r}")
             if not chosen[0].resource_uri:
-                self.report.add_problem(self.tool, "has no UI resource (no valid _meta.ui.resourceUri)")
+                self.report.add_problem(tool, "has no UI resource (no valid _meta.ui.resourceUri)")
             return [t for t in chosen if t.resource_uri]
         return [t for t in tools if t.resource_uri and t.model_visible] + \
             [t for t in tools if t.resource_uri and not t.model_visible]
 
-    def render(self, entry: ToolEntry, open_url: Callable[[str], None]) -> ViewReport:
-        """Run the tool, show its view, wait for the outcome, and report."""
+    def _on_event(self, event: str, data: Any) -> None:
+        # Runs on the core's loop thread: consent the check answered for the view being rendered.
+        if event == "consent.would_ask" and isinstance(data, dict):
+            with self._lock:
+                if self._consent is not None:
+                    self._consent.append({**data, "t": round((time.time() - self._wall0) * 1000, 1)})
+
+    def render(self, entry: ToolEntry, engine: Engine, spec: ProfileSpec) -> ViewReport:
+        """Run the tool, show its view, watch it until quiet, and report."""
         app = self.core.app
         assert app is not None
-        args = self.tool_args if self.tool_args is not None else example_arguments(entry.input_schema)
-        vr = ViewReport(tool=entry.name, arguments=args, resource_uri=entry.resource_uri or "")
+        args = self.options.tool_args if self.options.tool_args is not None else example_arguments(entry.input_schema)
+        vr = ViewReport(tool=entry.name, arguments=args, resource_uri=entry.resource_uri or "", profile=spec.name)
 
         async def begin() -> str | None:
+            app.view_host.profile = spec.profile
             view = await app.view_host.open_view(self.server, entry.name)
             if view is None:
                 return None
@@ -151,6 +131,8 @@ class Checker:
             asyncio.get_running_loop().create_task(self._call(view, entry.name, args))
             return view.id
 
+        with self._lock:
+            self._consent, self._wall0 = [], time.time()
         try:
             view_id = self.core.submit(begin()).result(30)
         except MokaError as exc:
@@ -163,23 +145,57 @@ class Checker:
         for problem in view.policy.rejected:
             self.report.add_problem(entry.name, problem)
         vr.csp = view.policy.header
-        open_url(app.view_host.popout_url(view) + "&check=1")
-        deadline = time.monotonic() + self.timeout + 2
-        settled_at: float | None = None
-        while time.monotonic() < deadline:
-            if view.state == "failed":
-                break
-            done = view.initialized and ("result_sent" in view.timings or view.cancelled is not None)
-            if done and settled_at is None:
-                settled_at = time.monotonic()
-            if settled_at is not None and time.monotonic() - settled_at >= SETTLE:
-                break
-            time.sleep(0.05)
-        self._collect(vr, view)
+        engine.open(app.view_host.popout_url(view) + "&check=1")
+        watched = watch(view, app.inspector, settle=self.settle,
+                        deadline=time.monotonic() + self.timeout + self.settle, pause=engine.pause)
+        probe = engine.probe(view.id) if view.initialized else None
+        if self.options.screenshot_dir and view.initialized and view.state != "failed":
+            self._screenshots(vr, view, engine, spec)
+        vr.engine_lacks = [lack for lack in engine.lacks if self._wants(lack)]
+        events = app.inspector.query(EventFilter(view=view.id), limit=5000)
+        with self._lock:
+            consent, self._consent = self._consent or [], None
+        collect(vr, view, events, wall0=self._wall0, timeout=self.timeout, watched=watched, probe=probe,
+                profile=spec.profile, consent=consent, engine=engine.name)
         self.core.submit(app.view_host.close(view, "check finished")).result(10)
         return vr
 
-    async def _call(self, view: Any, tool: str, args: dict[str, Any]) -> None:
+    def _wants(self, lack: str) -> bool:
+        return lack != "screenshots" or bool(self.options.screenshot_dir)
+
+    def _screenshots(self, vr: ViewReport, view: View, engine: Engine, spec: ProfileSpec) -> None:
+        """A PNG of the settled view in light, then in dark (told by host-context-changed)."""
+        folder = Path(self.options.screenshot_dir or ".")
+        folder.mkdir(parents=True, exist_ok=True)
+        stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{self.server}-{vr.tool}-{spec.name}")
+        for dark in (False, True):
+            scheme = "dark" if dark else "light"
+            if dark:
+                engine.set_scheme(True)
+                self._send_theme(view, "dark")
+                watch(view, self.core.app.inspector, settle=min(self.settle, 1.0),  # type: ignore[union-attr]
+                      deadline=time.monotonic() + self.settle + 3, pause=engine.pause)
+            path = folder / f"{stem}-{scheme}.png"
+            if engine.screenshot(str(path)):
+                vr.screenshots[scheme] = str(path)
+        engine.set_scheme(False)
+        self._send_theme(view, "light")
+
+    def _send_theme(self, view: View, scheme: str) -> None:
+        app = self.core.app
+        assert app is not None
+        reg = app.themes.get(app.config.theme.theme_id) or next(iter(app.themes.values()))
+        theme = theme_payload(reg.obj, reg.obj.theme_id, scheme, "dark" if scheme == "dark" else "light")
+        params: dict[str, Any] = {"theme": theme["resolved"], "styles": {"variables": theme["variables"]}}
+        if profile := app.view_host.profile:
+            params = profile.styles(params)
+
+        async def send() -> None:
+            app.view_host.send(view, notification("ui/notifications/host-context-changed", params))
+
+        self.core.submit(send()).result(5)
+
+    async def _call(self, view: View, tool: str, args: dict[str, Any]) -> None:
         app = self.core.app
         assert app is not None
         try:
@@ -187,65 +203,40 @@ class Checker:
         except MokaError:
             pass  # the view got tool-cancelled; the report shows it
 
-    def _collect(self, vr: ViewReport, view: Any) -> None:
-        app = self.core.app
-        assert app is not None
-        t0 = view.timings.get("t0") or view.timings.get("created", 0)
-        vr.timings_ms = {k: round((v - t0) * 1000, 1) for k, v in view.timings.items()
-                         if k != "t0" and isinstance(v, float) and v >= t0}
-        vr.app_info = view.app_info
-        vr.app_tools = [str(t.get("name", "?")) for t in view.app_tools]
-        events = app.inspector.query(EventFilter(view=view.id), limit=5000)
-        vr.transcript = [{"direction": e["direction"], "channel": e["channel"], "method": e.get("method"),
-                          "message": e["message"]} for e in events if e["channel"] == "ui.rpc"]
-        for e in events:
-            if e.get("method") == "view/csp-report":
-                report = (e["message"].get("report") or {}).get("csp-report") or e["message"].get("report") or {}
-                if isinstance(report, dict) and report.get("blocked-uri") != "eval":
-                    line = f"{report.get('effective-directive') or report.get('violated-directive')} " \
-                           f"blocked {report.get('blocked-uri')}"
-                    if line not in vr.csp_violations:
-                        vr.csp_violations.append(line)
-        vr.problems.extend(p for p in view.problems if p not in vr.problems)
-        vr.warnings.extend(w for w in view.warnings if w not in vr.warnings)
-        if view.cancelled and view.result is None:
-            vr.problems.append(f"the tool call did not succeed: {view.cancelled}")
-        if view.state == "failed":
-            vr.fail(view.failure or "failed")
-        elif not view.initialized:
-            vr.fail(f"no handshake within {self.timeout:g} s")
-        elif "result_sent" not in view.timings and view.cancelled is None:
-            vr.fail("the view never received its tool result")
-        elif view.problems:
-            vr.fail(view.problems[0])
-        if view.result and view.result.get("isError"):
-            vr.problems.append("the tool returned isError: true")
+    def render_all(self, entries: list[ToolEntry], engine: Engine, specs: list[ProfileSpec]) -> None:
+        """Every tool under every profile, tool by tool."""
+        for entry in entries:
+            for spec in specs:
+                self.report.views.append(self.render(entry, engine, spec))
 
     def stop(self) -> None:
         """Stop the core."""
         self.core.stop()
 
 
-def run_check(paths: Paths, server: str, *, tool: str | None, tool_args: dict[str, Any] | None,
-              timeout: float, engine: str) -> CheckReport:
-    """Run a whole check with the chosen engine."""
-    kind = pick_engine(engine)
-    checker = Checker(paths, server, tool=tool, tool_args=tool_args, timeout=timeout)
+def run_check(paths: Paths, server: str, options: CheckOptions) -> CheckReport:
+    """Run a whole check with the chosen engine and profiles."""
+    specs = resolve(options.profiles)
+    kind = pick_engine(options.engine)
+    checker = Checker(paths, server, options)
     checker.report.engine = kind
+    checker.report.profiles = [{"name": s.name, "title": s.title, "summary": s.summary, "sources": list(s.sources)}
+                               for s in specs]
     try:
         entries = checker.start()
         if kind == "chromium":
             eng = ChromiumEngine()
             try:
-                for entry in entries:
-                    checker.report.views.append(checker.render(entry, eng.open))
+                checker.render_all(entries, eng, specs)
             finally:
                 eng.close()
         else:
             from moka_shell.shells.check_webview import render_all_in_webview
 
-            render_all_in_webview(checker, entries)
+            render_all_in_webview(checker, entries, specs)
     finally:
         checker.stop()
+    lacks = {lack for v in checker.report.views for lack in v.engine_lacks}
+    checker.report.engine_lacks = [f"the {kind} engine cannot take {lack}" if lack == "screenshots"
+                                   else f"the {kind} engine cannot {lack}" for lack in sorted(lacks)]
     return checker.report
-

@@ -1,4 +1,4 @@
-"""The report ``moka check`` prints: per view, handshake timings, transcript, errors, CSP."""
+"""The report ``moka check`` prints: per view and profile, what happened, what failed, and the fix."""
 
 from __future__ import annotations
 
@@ -13,26 +13,40 @@ _STEPS = [("proxy_ready", "proxy ready"), ("document", "document served"), ("ini
 
 @dataclass
 class ViewReport:
-    """What happened to one view."""
+    """What happened to one view under one host profile."""
 
     tool: str
     arguments: dict[str, Any]
     resource_uri: str
+    profile: str = "moka"
     ok: bool = True
     failure: str | None = None
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    findings: list[dict[str, Any]] = field(default_factory=list)  # {class, severity, message, fix, detail?}
     csp: str = ""
     csp_violations: list[str] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)  # thrown errors, rejections, console.error
+    size: dict[str, Any] = field(default_factory=dict)  # what the view asked for (and what it rendered)
+    requests: list[dict[str, Any]] = field(default_factory=list)  # view → host requests and their answers
+    consent: list[dict[str, Any]] = field(default_factory=list)  # what a person would have been asked
     timings_ms: dict[str, float] = field(default_factory=dict)
+    timeline: list[dict[str, Any]] = field(default_factory=list)
     transcript: list[dict[str, Any]] = field(default_factory=list)
     app_info: dict[str, Any] = field(default_factory=dict)
     app_tools: list[str] = field(default_factory=list)
+    screenshots: dict[str, str] = field(default_factory=dict)  # scheme → PNG path
+    engine_lacks: list[str] = field(default_factory=list)  # options this engine could not honour
 
     def fail(self, reason: str) -> None:
         """Mark the view failed (the first reason wins)."""
         self.ok = False
         self.failure = self.failure or reason
+
+    @property
+    def status(self) -> str:
+        """PASS, WARN (passed with warnings) or FAIL."""
+        return "FAIL" if not self.ok else "WARN" if self.warnings else "PASS"
 
 
 @dataclass
@@ -41,64 +55,124 @@ class CheckReport:
 
     server: str
     engine: str
+    tool: str | None = None
+    settle: float = 1.5
+    profiles: list[dict[str, Any]] = field(default_factory=list)  # {name, title, summary, sources}
     server_status: str = "?"
     protocol_version: str | None = None
-    metadata: list[dict[str, str]] = field(default_factory=list)
+    metadata: list[dict[str, str]] = field(default_factory=list)  # problems that count
+    metadata_warnings: list[dict[str, str]] = field(default_factory=list)  # other tools' problems, with --tool
     views: list[ViewReport] = field(default_factory=list)
+    engine_lacks: list[str] = field(default_factory=list)
 
     def add_problem(self, tool: str, problem: str) -> None:
-        """A problem in the server's metadata (fails the check)."""
-        item = {"tool": tool, "problem": problem}
-        if item not in self.metadata:
-            self.metadata.append(item)
+        """A problem in the server's metadata: it counts unless --tool names another tool."""
+        from moka_shell.shells.check_classes import classify
+
+        finding = classify(problem, default="metadata")
+        item = {"tool": tool, "problem": problem, "class": finding.cls, "fix": finding.fix}
+        target = self.metadata if self.tool is None or tool == self.tool else self.metadata_warnings
+        if item not in target:
+            target.append(item)
 
     @property
     def ok(self) -> bool:
-        """True when every view passed and the metadata has no problem."""
+        """True when every view passed and no metadata problem counts."""
         return all(v.ok for v in self.views) and not self.metadata
 
+    def matrix(self) -> dict[str, dict[str, str]]:
+        """tool → profile → PASS / WARN / FAIL."""
+        out: dict[str, dict[str, str]] = {}
+        for v in self.views:
+            out.setdefault(v.tool, {})[v.profile] = v.status
+        return out
+
     def to_json(self) -> dict[str, Any]:
-        """Machine-readable form (for CI)."""
-        return {"server": self.server, "engine": self.engine, "ok": self.ok, "serverStatus": self.server_status,
-                "protocolVersion": self.protocol_version, "metadataProblems": self.metadata,
+        """Machine-readable form (for CI): everything."""
+        return {"server": self.server, "engine": self.engine, "ok": self.ok, "tool": self.tool,
+                "settleSeconds": self.settle, "serverStatus": self.server_status,
+                "protocolVersion": self.protocol_version, "profiles": self.profiles,
+                "metadataProblems": self.metadata, "metadataWarnings": self.metadata_warnings,
+                "engineLacks": self.engine_lacks, "matrix": self.matrix(),
                 "views": [asdict(v) for v in self.views]}
 
     def to_text(self) -> str:
         """Human-readable form."""
+        names = [p["name"] for p in self.profiles] or ["moka"]
         lines = [f"moka check {self.server}  (engine: {self.engine}, server {self.server_status}"
-                 + (f", protocol {self.protocol_version})" if self.protocol_version else ")")]
+                 + (f", protocol {self.protocol_version}" if self.protocol_version else "")
+                 + f", profile{'s' if len(names) > 1 else ''} {', '.join(names)})"]
         for v in self.views:
-            mark = "PASS" if v.ok else "FAIL"
-            lines.append(f"\n{mark}  {v.tool}  {v.resource_uri}  args {json.dumps(v.arguments)}")
-            if v.app_info:
-                lines.append(f"      app: {v.app_info.get('name', '?')} {v.app_info.get('version', '')}")
-            if v.app_tools:
-                lines.append(f"      tools the view offers: {', '.join(v.app_tools)}")
-            steps = [f"{label} {v.timings_ms[k]:.0f} ms" for k, label in _STEPS if k in v.timings_ms]
-            if steps:
-                lines.append("      " + " · ".join(steps))
-            if v.failure:
-                lines.append(f"      error: {v.failure}")
-            for p in v.problems:
-                if p != v.failure:
-                    lines.append(f"      problem: {p}")
-            for w in v.warnings:
-                lines.append(f"      warning: {w}")
-            for c in v.csp_violations:
-                lines.append(f"      csp violation: {c}")
-            methods = [f"{'<-' if t['direction'] == 'in' else '->'} {t.get('method') or _reply(t['message'])}"
-                       for t in v.transcript]
-            if methods:
-                lines.append(f"      ui.rpc ({len(methods)}): " + ", ".join(methods[:14])
-                             + (" …" if len(methods) > 14 else ""))
+            lines.extend(_view_lines(v, with_profile=len(names) > 1))
         if self.metadata:
             lines.append("\nmetadata problems:")
-            for m in self.metadata:
-                lines.append(f"  {m['tool']}: {m['problem']}")
+            lines.extend(f"  {m['tool']}: {m['problem']}\n      fix [{m['class']}]: {m['fix']}" for m in self.metadata)
+        if self.metadata_warnings:
+            lines.append(f"\nwarnings (other tools than {self.tool}; they do not count):")
+            lines.extend(f"  {m['tool']}: {m['problem']}" for m in self.metadata_warnings)
+        for lack in self.engine_lacks:
+            lines.append(f"\nnote: {lack}")
+        if len(names) > 1:
+            lines.append("\n" + self.matrix_text(names))
         failed = sum(1 for v in self.views if not v.ok)
         lines.append(f"\n{'OK' if self.ok else 'FAILED'}: {len(self.views) - failed} of {len(self.views)} views passed, "
-                     f"{len(self.metadata)} metadata problem(s)")
+                     f"{len(self.metadata)} metadata problem(s)"
+                     + (f", {len(self.metadata_warnings)} warning(s) about other tools" if self.metadata_warnings else ""))
         return "\n".join(lines)
+
+    def matrix_text(self, names: list[str]) -> str:
+        """The tool × profile table."""
+        m = self.matrix()
+        width = max([len("tool")] + [len(t) for t in m]) + 2
+        cols = [max(len(n), 4) + 2 for n in names]
+        head = "tool".ljust(width) + "".join(n.ljust(c) for n, c in zip(names, cols))
+        rows = [t.ljust(width) + "".join(m[t].get(n, "-").ljust(c) for n, c in zip(names, cols)) for t in m]
+        return "\n".join([head.rstrip(), "-" * len(head.rstrip())] + [r.rstrip() for r in rows])
+
+
+def _view_lines(v: ViewReport, *, with_profile: bool) -> list[str]:
+    where = f"  [{v.profile}]" if with_profile else ""
+    mark = "PASS" if v.ok else "FAIL"
+    extra = f"  ({len(v.warnings)} warning{'s' if len(v.warnings) != 1 else ''})" if v.ok and v.warnings else ""
+    lines = [f"\n{mark}  {v.tool}{where}  {v.resource_uri}  args {json.dumps(v.arguments)}{extra}"]
+    if v.app_info:
+        lines.append(f"      app: {v.app_info.get('name', '?')} {v.app_info.get('version', '')}")
+    if v.app_tools:
+        lines.append(f"      tools the view offers: {', '.join(v.app_tools)}")
+    steps = [f"{label} {v.timings_ms[k]:.0f} ms" for k, label in _STEPS if k in v.timings_ms]
+    if steps:
+        lines.append("      " + " · ".join(steps))
+    asked = (v.size or {}).get("requested")
+    if asked:
+        lines.append(f"      size asked: {asked.get('width', '?')} × {asked.get('height', '?')} px "
+                     f"({v.size.get('changes', 0)} size-changed)")
+    if v.failure:
+        lines.append(f"      error: {v.failure}")
+    for f in v.findings:
+        label = "problem" if f["severity"] == "failure" else "warning"
+        if f["message"] != v.failure:
+            lines.append(f"      {label}: {f['message']}")
+        lines.append(f"        [{f['class']}] fix: {f['fix']}")
+        stack = (f.get("detail") or {}).get("stack")
+        if stack:
+            lines.extend("          " + s for s in str(stack).splitlines()[:6])
+    for w in v.warnings:
+        if not any(w == f["message"] for f in v.findings):
+            lines.append(f"      warning: {w}")
+    for c in v.csp_violations:
+        lines.append(f"      csp violation: {c}")
+    for r in v.requests:
+        if r["method"] != "ui/initialize":
+            lines.append(f"      request {r['method']} → {r.get('answer', '?')}")
+    for kind, path in v.screenshots.items():
+        lines.append(f"      screenshot ({kind}): {path}")
+    for lack in v.engine_lacks:
+        lines.append(f"      note: {lack}")
+    methods = [f"{'<-' if t['direction'] == 'in' else '->'} {t.get('method') or _reply(t['message'])}"
+               for t in v.transcript]
+    if methods:
+        lines.append(f"      ui.rpc ({len(methods)}): " + ", ".join(methods[:14]) + (" …" if len(methods) > 14 else ""))
+    return lines
 
 
 def _reply(message: Any) -> str:

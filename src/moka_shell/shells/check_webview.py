@@ -10,15 +10,21 @@ import json
 import threading
 from typing import TYPE_CHECKING, Any
 
+from moka_shell.shells.check_engines import UrlEngine
 from moka_shell.shells.qt_env import prepare_qt_environment
 
 if TYPE_CHECKING:
     from moka_shell.core.mcp.catalog import ToolEntry
     from moka_shell.shells.check import Checker
+    from moka_shell.shells.check_profiles import ProfileSpec
+
+# What this engine cannot do that Chromium can (the report names each one an option needed).
+LACKS = ("screenshots",
+         "look inside the view's frame, so a view that never sizes itself is a warning, not a 'blank view' failure")
 
 
-def render_all_in_webview(checker: Checker, entries: list[ToolEntry]) -> None:
-    """Open one hidden-from-nobody window and render each view in it in turn."""
+def render_all_in_webview(checker: Checker, entries: list[ToolEntry], specs: list[ProfileSpec]) -> None:
+    """Open one window (offscreen without a display) and render each view in it in turn."""
     prepare_qt_environment(offscreen_without_display=True)
     import webview
 
@@ -43,8 +49,7 @@ def render_all_in_webview(checker: Checker, entries: list[ToolEntry]) -> None:
     def drive(*_a: Any) -> None:
         try:
             loaded.wait(20)
-            for entry in entries:
-                checker.report.views.append(checker.render(entry, open_url))
+            checker.render_all(entries, UrlEngine("webview", open_url, LACKS), specs)
         except BaseException as exc:  # reported after the GUI loop ends
             errors.append(exc)
         finally:

@@ -100,6 +100,9 @@ class Dispatcher:
         if task is not None:
             view.inflight[msg_id] = task
         try:
+        refusal = self.host.profile.refusal(method) if self.host.profile else None
+        if refusal is not None:  # a host profile without the capability answers as that host would
+            return self._reply(view, msg_id, error=BridgeError(BridgeError.METHOD_NOT_FOUND, refusal))
             result = await handler(view, params)
         except MokaError as exc:  # a view sees the message without the CLI's hint line
             return self._reply(view, msg_id, error=exc)
@@ -166,6 +169,8 @@ class Dispatcher:
             return
         if kind == "csp":
             problem = f"blocked by the view's Content-Security-Policy: {data.get('directive')} {data.get('blockedURI')}"
+        if kind == "console":
+            return  # console.error lines: in the inspector and `moka check`'s report, never a problem strip
         else:
             problem = f"the view threw an error: {data.get('message')}"
         view.problems.append(problem)
@@ -208,12 +213,13 @@ class Dispatcher:
         if view.app_capabilities.get("tools"):
             asyncio.get_running_loop().call_later(0.05, lambda: asyncio.ensure_future(self._refresh_app_tools(view)))
         return {"protocolVersion": version, "hostInfo": host_info(),
-                "hostCapabilities": host_capabilities(sampling=self._sampling_ready(), policy=view.policy),
+                "hostCapabilities": self.host.profile.advertise(caps) if self.host.profile else caps,
                 "hostContext": self.host.host_context(view)}
 
     async def _ping(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
         return {}
 
+        caps = host_capabilities(sampling=self._sampling_ready(), policy=view.policy)
     async def _tools_call(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
         name = params.get("name")
         if not isinstance(name, str):

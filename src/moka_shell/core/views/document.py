@@ -6,17 +6,22 @@ import urllib.parse
 
 from moka_shell.core.shell import Endpoints
 
-# Prepended to every view document: reports errors and CSP violations to the host as
+# Prepended to every view document: reports errors (with their stacks), console.error lines
+# (at most 200 reports a document) and CSP violations to the host as
 # standard MCP log notifications, so a broken view is never a silent empty frame. Its first
 # listener reads each message's origin before the app's own listeners read the data: Chromium
 # slows down reading the data of a cross-origin message whose origin nobody looked at (about
 # 1 ms a message in QtWebEngine 6.11; docs/performance.md §2), and the apps' SDK never looks.
 PRELUDE = """<script>(function(){addEventListener("message",function(e){e.origin},true);
-var p=window.parent;function s(l,d){try{p.postMessage({jsonrpc:"2.0",
+var p=window.parent,n=0;function s(l,d){if(++n>200)return;try{p.postMessage({jsonrpc:"2.0",
 method:"notifications/message",params:{level:l,logger:"moka.view",data:d}},"*")}catch(e){}}
+function k(x){return String(x&&x.stack||"").slice(0,2000)}
 addEventListener("error",function(e){s("error",{kind:"error",message:String(e.message||"error"),
-source:String(e.filename||""),line:e.lineno||0})});addEventListener("unhandledrejection",function(e){
-var r=e.reason;s("error",{kind:"unhandledrejection",message:String(r&&r.message||r)})});
+source:String(e.filename||""),line:e.lineno||0,stack:k(e.error)})});addEventListener("unhandledrejection",function(e){
+var r=e.reason;s("error",{kind:"unhandledrejection",message:String(r&&r.message||r),stack:k(r)})});
+var c=console.error;console.error=function(){try{s("error",{kind:"console",message:[].map.call(arguments,
+function(a){return a&&a.stack?String(a.stack):typeof a=="object"?JSON.stringify(a):String(a)}).join(" ").slice(0,2000)})}
+catch(e){}return c.apply(console,arguments)};
 document.addEventListener("securitypolicyviolation",function(e){s("warning",{kind:"csp",
 directive:String(e.effectiveDirective||e.violatedDirective),blockedURI:String(e.blockedURI||"")})});})();</script>"""
 
@@ -28,12 +33,12 @@ def inject_prelude(html: str) -> str:
         i = lower.find(tag)
         if i >= 0:
             j = html.index(">", i) + 1
-            return html[:j] + PRELUDE + html[j:]
+            return html[:j] + prelude + html[j:]
     i = lower.find("<html")
     if i >= 0:
         j = html.index(">", i) + 1
-        return html[:j] + PRELUDE + html[j:]
-    return PRELUDE + html
+        return html[:j] + prelude + html[j:]
+    return prelude + html
 
 
 def proxy_url(endpoints: Endpoints, view_id: str, key: str, allow: str) -> str:
