@@ -75,7 +75,11 @@ def test_registers_one_backend_per_preset() -> None:
     got: list[Any] = []
     backends_openai.register_agent_backends(register=got.append)
     by_id = {b.backend_id: b for b in got}
-    assert set(by_id) == {"openai", "ollama", "lmstudio", "vllm", "llamacpp", "openrouter"}
+    assert set(by_id) == {"openai", "ollama", "lmstudio", "vllm", "llamacpp", "openrouter", "custom"}
+    custom = by_id.pop("custom")  # any endpoint: its URL and model come from Settings
+    got.remove(custom)
+    assert custom.default_base_url is None and custom.base_url_env_var == "OPENAI_BASE_URL"
+    assert not custom.needs_key and custom.key_env_var is None and custom.optional_key
     assert by_id["openai"].needs_key and by_id["openai"].key_env_var == "OPENAI_API_KEY"
     assert by_id["openrouter"].needs_key and by_id["openrouter"].key_env_var == "OPENROUTER_API_KEY"
     assert not by_id["vllm"].needs_key and by_id["vllm"].key_env_var == "VLLM_API_KEY"

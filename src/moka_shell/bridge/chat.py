@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import time
 from typing import TYPE_CHECKING, Any
 
-from moka_shell.bridge.params import Params, opt_dict, opt_str, req_str
+from moka_shell.bridge.attachments import read_attachments
+from moka_shell.bridge.params import Params, opt_dict, opt_int, opt_str, req_str
 from moka_shell.core.chat.engine import ChatEngine
+from moka_shell.core.chat.rewind import continue_reply, edit_and_resend, interrupted, regenerate
 from moka_shell.errors import BridgeError, InvalidParamsError
 
 if TYPE_CHECKING:
@@ -38,7 +41,9 @@ class ChatMethods:
     def methods(self) -> dict[str, Any]:
         """Method name → coroutine function."""
         return {"chat.send": self.send, "chat.stop": self.stop, "chat.approve": self.approve,
-                "chat.approvals": self.approvals, "conversations.list": self.list_,
+                "chat.approvals": self.approvals, "chat.edit": self.edit, "chat.regenerate": self.regenerate,
+                "chat.continue": self.continue_, "chat.attachment": self.attachment,
+                "conversations.configure": self.configure, "conversations.list": self.list_,
                 "conversations.get": self.get, "conversations.rename": self.rename,
                 "conversations.delete": self.delete, "conversations.export": self.export}
 
@@ -48,11 +53,50 @@ class ChatMethods:
         return self.app.chat
 
     async def send(self, p: Params) -> dict[str, Any]:
-        """The person's message: starts a turn."""
+        """The person's message (with files, and optionally a backend and model for this conversation)."""
         text = str(p.get("text") or "").strip()
-        if not text:
+        attachments = read_attachments(p.get("attachments"))
+        if not text and not attachments:
             raise InvalidParamsError("the message is empty")
-        return {"conversationId": self._engine().start_turn(opt_str(p, "conversationId"), text)}
+        cid = self._engine().start_turn(opt_str(p, "conversationId"), text, attachments=attachments,
+                                        backend=opt_str(p, "backend"), model=opt_str(p, "model"))
+        return {"conversationId": cid}
+
+    async def edit(self, p: Params) -> dict[str, Any]:
+        """Give one of the person's messages new text; what came after it is replaced by a new answer."""
+        removed = edit_and_resend(self._engine(), req_str(p, "conversationId"), req_str(p, "messageId"),
+                                  str(p.get("text") or "").strip())
+        return {"removed": removed}
+
+    async def regenerate(self, p: Params) -> dict[str, Any]:
+        """Drop the last answer and ask the model again."""
+        return {"removed": regenerate(self._engine(), req_str(p, "conversationId"))}
+
+    async def continue_(self, p: Params) -> dict[str, Any]:
+        """Go on after a reply that a crash cut off (it is kept, marked interrupted)."""
+        continue_reply(self._engine(), req_str(p, "conversationId"))
+        return {}
+
+    async def attachment(self, p: Params) -> dict[str, Any]:
+        """One stored attachment with its contents in base64 (the page shows images from it)."""
+        found = self._engine().store.attachment(req_str(p, "id"))
+        if found is None:
+            raise InvalidParamsError(f"no attachment {p.get('id')!r}")
+        meta, data = found
+        return {**meta, "data": base64.b64encode(data).decode("ascii")}
+
+    async def configure(self, p: Params) -> dict[str, Any]:
+        """The conversation's own backend, model and system prompt (null or "" follows Settings again)."""
+        engine, cid = self._engine(), req_str(p, "id")
+        if not engine.store.has_conversation(cid):
+            raise InvalidParamsError(f"no conversation {cid!r}")
+        values = {k: opt_str(p, k) for k in ("backend", "model", "systemPrompt") if k in p}
+        if values.get("backend") and values["backend"] not in engine.backends:
+            raise InvalidParamsError(f"unknown backend {values['backend']!r} (known: {', '.join(sorted(engine.backends))})")
+        if "systemPrompt" in values and len(values["systemPrompt"] or "") > 20_000:
+            raise InvalidParamsError("the system prompt may be at most 20,000 characters")
+        engine.store.set_settings(cid, **values)
+        return {"settings": engine.store.settings(cid)}
 
     async def stop(self, p: Params) -> dict[str, Any]:
         """Stop the running turn."""
@@ -71,16 +115,26 @@ class ChatMethods:
         return self._engine().approvals.pending()
 
     async def list_(self, p: Params) -> list[dict[str, Any]]:
-        """Conversations, newest first, optionally searched."""
-        return self._engine().store.list_conversations(opt_str(p, "query"))
+        """One page of conversations, newest first, optionally searched; ``before`` continues a listing."""
+        before = opt_dict(p, "before")
+        cursor = None
+        if before:
+            if not isinstance(before.get("updatedAt"), (int, float)) or not isinstance(before.get("id"), str):
+                raise InvalidParamsError("'before' must be {updatedAt, id} of the last conversation listed")
+            cursor = (float(before["updatedAt"]), before["id"])
+        limit = opt_int(p, "limit", 200) or 200
+        if not 1 <= limit <= 500:
+            raise InvalidParamsError(f"'limit' must be 1 to 500, not {limit}")
+        return self._engine().store.list_conversations(opt_str(p, "query"), limit=limit, before=cursor)
 
     async def get(self, p: Params) -> dict[str, Any]:
         """One conversation with its messages, and whether a turn is running."""
         engine, cid = self._engine(), req_str(p, "id")
         if not engine.store.has_conversation(cid):
             raise InvalidParamsError(f"no conversation {cid!r}")
-        return {"id": cid, "title": engine.store.title(cid), "messages": engine.store.messages(cid),
-                "running": engine.running(cid)}
+        return {"id": cid, "title": engine.store.title(cid),
+                "messages": interrupted(engine, cid, engine.store.messages(cid)),
+                "running": engine.running(cid), "settings": engine.store.settings(cid)}
 
     async def rename(self, p: Params) -> dict[str, Any]:
         """Rename a conversation."""

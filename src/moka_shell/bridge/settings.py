@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from moka_shell.bridge.params import Params, opt_str, req_str
+from moka_shell.core.chat.endpoints import accepts_key, api_key, key_source, resolve_endpoint
 from moka_shell.core.chat.keys import delete_key, has_key, store_key
-from moka_shell.errors import InvalidParamsError
+from moka_shell.errors import AgentError, InvalidParamsError, UnknownBackendError
 
 if TYPE_CHECKING:
     from moka_shell.core.app import MokaApp
@@ -25,11 +26,13 @@ class SettingsMethods:
 
     def __init__(self, app: MokaApp) -> None:
         self.app = app
+        self.model_lists: dict[str, list[str]] = {}  # backend → the models its endpoint listed last
 
     def methods(self) -> dict[str, Any]:
         """Method name → coroutine function."""
         return {"settings.get": self.get, "settings.set": self.set, "keys.set": self.keys_set,
-                "keys.delete": self.keys_delete, "approval.set": self.approval_set}
+                "keys.delete": self.keys_delete, "approval.set": self.approval_set,
+                "settings.baseUrl": self.base_url, "settings.testBackend": self.test_backend}
 
     async def get(self, p: Params) -> dict[str, Any]:
         """Every setting, the backends (with key state and which local servers answer), themes, modes."""
@@ -40,6 +43,12 @@ class SettingsMethods:
             b = reg.obj
             backends.append({"id": bid, "name": b.display_name, "needsKey": b.needs_key,
                              "hasKey": has_key(bid, b.key_env_var), "keyEnvVar": b.key_env_var,
+                             "acceptsKey": accepts_key(b), **key_source(b),
+                             **resolve_endpoint(b, cfg.agent).to_json(),
+                             "defaultBaseUrl": getattr(b, "default_base_url", None),
+                             "canListModels": callable(getattr(b, "list_models", None)),
+                             "acceptsMedia": sorted(getattr(b, "accepts_media", ()) or ()),
+                             "models": self.model_lists.get(bid, []),
                              "defaultModel": b.default_model, "available": bid in local, "plugin": reg.plugin})
         out: dict[str, Any] = {
             "agent": cfg.agent.model_dump(by_alias=True, exclude_none=True),
@@ -80,6 +89,39 @@ class SettingsMethods:
             raise InvalidParamsError(f"'choice' must be one of {list(CHOICES)} or null, not {choice!r}")
         self.app.approvals.remember(req_str(p, "server"), opt_str(p, "tool"), choice)
         return await self.get({"detect": False})
+
+    def _backend(self, bid: str) -> Any:
+        reg = self.app.backends.get(bid)
+        if reg is None:
+            raise UnknownBackendError(bid, list(self.app.backends))
+        return reg.obj
+
+    async def base_url(self, p: Params) -> dict[str, Any]:
+        """Set (or, with an empty url, clear) one backend's base URL in the config."""
+        bid, url = req_str(p, "backend"), (opt_str(p, "url") or "").strip()
+        self._backend(bid)
+        if url and not url.lower().startswith(("http://", "https://")):
+            raise InvalidParamsError(f"the base URL must start with http:// or https:// (got {url!r})")
+        urls = dict(self.app.config.agent.base_urls)
+        if url:
+            urls[bid] = url
+        else:
+            urls.pop(bid, None)
+        self.app.config.agent.base_urls = urls
+        self.app.save_config()
+        return await self.get({"detect": False})
+
+    async def test_backend(self, p: Params) -> dict[str, Any]:
+        """Ask the backend's endpoint for its models (the URL given, else the effective one)."""
+        bid = req_str(p, "backend")
+        backend = self._backend(bid)
+        list_models = getattr(backend, "list_models", None)
+        if not callable(list_models):
+            raise AgentError(f"{backend.display_name} can't list its models; type the model name instead")
+        url = opt_str(p, "baseUrl") or resolve_endpoint(backend, self.app.config.agent).url
+        models = sorted(await list_models(url, api_key(backend)))
+        self.model_lists[bid] = models[:1000]
+        return {"backend": bid, "baseUrl": url, "models": models[:1000]}
 
     async def keys_set(self, p: Params) -> dict[str, Any]:
         """Store an API key in the OS keyring."""

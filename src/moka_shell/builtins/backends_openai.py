@@ -29,17 +29,19 @@ from moka_shell.core.chat.backends import (
     AgentRequest,
     BackendOptions,
     BaseBackend,
-    ChatMessage,
     Done,
-    ModelTool,
     TextDelta,
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
     Usage,
 )
+from moka_shell.builtins.openai_format import to_openai_messages, to_openai_tools, tool_result_text
 from moka_shell.errors import NeedsKeyError, ProviderError
 from moka_shell.hookspecs import hookimpl
+
+__all__ = ["PRESETS", "OpenAICompatBackend", "OpenAIOptions", "Preset", "StreamAssembler", "to_openai_messages",
+           "to_openai_tools", "tool_result_text"]
 
 log = logging.getLogger(__name__)
 
@@ -70,11 +72,17 @@ class Preset:
     # OpenAI's newer models refuse `max_tokens`; other servers only know `max_tokens`.
     max_tokens_param: str = "max_tokens"
     headers: dict[str, str] = field(default_factory=dict)
+    base_url_env_var: str | None = None  # the SDK's variable, honoured when the config sets no URL
+    optional_key: bool = False  # sends a key when one is stored, works without
+    accepts_media: frozenset[str] = frozenset({"image"})  # chat-completions image parts
 
 
 PRESETS: tuple[Preset, ...] = (
     Preset("openai", "OpenAI", "https://api.openai.com/v1", "gpt-4.1-mini", "OPENAI_API_KEY", needs_key=True,
-           max_tokens_param="max_completion_tokens"),
+           max_tokens_param="max_completion_tokens", base_url_env_var="OPENAI_BASE_URL"),
+    # Any other server that speaks chat completions: its URL comes from Settings (or OPENAI_BASE_URL);
+    # a key is stored for it alone, so OPENAI_API_KEY never goes to an endpoint it was not meant for.
+    Preset("custom", "OpenAI-compatible (custom)", "", "", base_url_env_var="OPENAI_BASE_URL", optional_key=True),
     Preset("ollama", "Ollama (local)", "http://127.0.0.1:11434/v1", "llama3.2", local=True),
     Preset("lmstudio", "LM Studio (local)", "http://127.0.0.1:1234/v1", "local-model", local=True),
     Preset("vllm", "vLLM (local)", "http://127.0.0.1:8000/v1", "default", "VLLM_API_KEY", local=True),
@@ -90,44 +98,7 @@ class OpenAIOptions(BackendOptions):
     top_p: float | None = Field(default=None, ge=0, le=1, description="Nucleus sampling probability mass")
 
 
-# ---- request conversion ---------------------------------------------------------------------
-
-
-def to_openai_messages(messages: list[ChatMessage], system: str | None) -> list[dict[str, Any]]:
-    """Convert the conversation to chat-completions messages, system prompt first."""
-    out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
-    for m in messages:
-        if m.role == "assistant":
-            msg: dict[str, Any] = {"role": "assistant", "content": m.content}
-            if m.tool_calls:
-                msg["content"] = m.content or None  # OpenAI wants null, not "", beside tool calls
-                msg["tool_calls"] = [
-                    {"id": c.id, "type": "function",
-                     "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)}}
-                    for c in m.tool_calls
-                ]
-            out.append(msg)
-        elif m.role == "tool":
-            out.append({"role": "tool", "tool_call_id": m.tool_call_id or "", "content": tool_result_text(m)})
-        else:
-            out.append({"role": m.role, "content": m.content})
-    return out
-
-
-def tool_result_text(m: ChatMessage) -> str:
-    """A tool message as text; chat completions has no error flag, so errors say so."""
-    text = m.content
-    if not text and m.structured_content is not None:
-        text = json.dumps(m.structured_content, ensure_ascii=False)
-    return f"Error: {text}" if m.is_error and not text.lower().startswith("error") else text
-
-
-def to_openai_tools(tools: list[ModelTool]) -> list[dict[str, Any]]:
-    """Convert tools to the `tools=[{"type": "function", ...}]` shape."""
-    return [
-        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}}
-        for t in tools
-    ]
+# ---- request conversion (openai_format.py) ----------------------------------------------
 
 
 def parse_arguments(text: str) -> dict[str, Any] | None:
@@ -274,9 +245,19 @@ class OpenAICompatBackend(BaseBackend):
         self.default_model = preset.default_model
         self.needs_key = preset.needs_key
         self.key_env_var = preset.key_env_var
-        self.default_base_url = preset.base_url
+        self.default_base_url = preset.base_url or None
+        self.base_url_env_var = preset.base_url_env_var
+        self.optional_key = preset.optional_key
+        self.accepts_media = preset.accepts_media
         self.max_retries = max_retries
         self.timeout = timeout
+
+    def _base_url(self, given: str | None) -> str:
+        url = given or self.preset.base_url
+        if not url:
+            raise ProviderError("bad_request", f"{self.display_name} has no base URL",
+                                hint="set one in Settings → Model (Base URL), or set OPENAI_BASE_URL")
+        return url
 
     def _client(self, base_url: str, api_key: str | None, *, timeout: float, retries: int) -> openai.AsyncOpenAI:
         import openai
@@ -312,7 +293,7 @@ class OpenAICompatBackend(BaseBackend):
         if self.needs_key and not request.api_key:
             raise NeedsKeyError(f"{self.display_name} needs an API key",
                                 hint=f"set {self.key_env_var} or run `moka keys set {self.backend_id}`")
-        base_url = request.base_url or self.preset.base_url
+        base_url = self._base_url(request.base_url)
         params = self._params(request)
         assembler = StreamAssembler()
         client = self._client(base_url, request.api_key, timeout=self.timeout, retries=self.max_retries)
@@ -333,7 +314,7 @@ class OpenAICompatBackend(BaseBackend):
         """The model ids the server offers (GET {base}/models); raises ProviderError."""
         import openai
 
-        url = base_url or self.preset.base_url
+        url = self._base_url(base_url)
         client = self._client(url, api_key, timeout=10.0, retries=0)
         try:
             page = await client.models.list()
@@ -347,6 +328,8 @@ class OpenAICompatBackend(BaseBackend):
         """True if a server answers GET {base}/models within half a second."""
         import openai
 
+        if not (base_url or self.preset.base_url):
+            return False
         client = self._client(base_url or self.preset.base_url, None, timeout=PROBE_TIMEOUT, retries=0)
         try:
             await client.models.list()

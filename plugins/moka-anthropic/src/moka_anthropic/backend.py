@@ -58,6 +58,11 @@ class AnthropicOptions(BackendOptions):
     )
 
 
+def image_block(media: Any) -> dict[str, Any]:
+    """One image as a Messages API content block (base64 source)."""
+    return {"type": "image", "source": {"type": "base64", "media_type": media.mime_type, "data": media.data}}
+
+
 def to_anthropic_messages(messages: list[ChatMessage], system: str | None) -> tuple[str | None, list[dict[str, Any]]]:
     """Convert the conversation: (system text, messages with tool_use/tool_result blocks)."""
     systems = [system] if system else []
@@ -77,10 +82,14 @@ def to_anthropic_messages(messages: list[ChatMessage], system: str | None) -> tu
         elif m.role == "user":
             if m.content:
                 user_blocks().append({"type": "text", "text": m.content})
+            user_blocks().extend(image_block(x) for x in m.media if x.kind == "image")
         elif m.role == "tool":
             block: dict[str, Any] = {"type": "tool_result", "tool_use_id": m.tool_call_id or ""}
             text = m.content or (json.dumps(m.structured_content) if m.structured_content is not None else "")
-            if text:
+            images = [image_block(x) for x in m.media if x.kind == "image"]
+            if images:  # a tool_result holds text and image blocks together
+                block["content"] = ([{"type": "text", "text": text}] if text else []) + images
+            elif text:
                 block["content"] = text
             if m.is_error:
                 block["is_error"] = True
@@ -187,6 +196,8 @@ class AnthropicBackend(BaseBackend):
     needs_key = True
     key_env_var = "ANTHROPIC_API_KEY"
     default_base_url = DEFAULT_BASE_URL
+    base_url_env_var = "ANTHROPIC_BASE_URL"  # as the anthropic SDK reads it; a config value wins
+    accepts_media = frozenset({"image"})
     Options: ClassVar[type[BackendOptions]] = AnthropicOptions
 
     def __init__(self, *, max_retries: int = 2, timeout: float = 600.0) -> None:
@@ -212,6 +223,22 @@ class AnthropicBackend(BaseBackend):
         if request.tools:
             params["tools"] = to_anthropic_tools(request.tools)
         return params
+
+    async def list_models(self, base_url: str | None = None, api_key: str | None = None) -> list[str]:
+        """The model ids the endpoint offers (GET {base}/v1/models); raises ProviderError."""
+        import anthropic
+
+        url = base_url or DEFAULT_BASE_URL
+        if not api_key:
+            raise NeedsKeyError("Anthropic needs an API key to list its models", hint=KEY_HINT)
+        client = anthropic.AsyncAnthropic(api_key=api_key, base_url=url, max_retries=0, timeout=10.0)
+        try:
+            page = await client.models.list()
+            return [m.id for m in page.data]
+        except anthropic.AnthropicError as exc:
+            raise map_error(exc, url) from exc
+        finally:
+            await client.close()
 
     async def stream(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
         """Stream one Messages API call as agent events."""

@@ -41,11 +41,26 @@ class ToolCallRecord(BaseModel):
     arguments: dict[str, Any] = Field(default_factory=dict)
 
 
+class MediaPart(BaseModel):
+    """An image (or other media) that goes to the model beside a message's text, base64-encoded.
+
+    The core only hands a backend the kinds it declares in ``accepts_media``; everything else
+    has become a line of text already (core/chat/media.py).
+    """
+
+    kind: Literal["image", "audio"]
+    mime_type: str
+    data: str  # base64, no data: prefix
+    name: str | None = None
+
+
 class ChatMessage(BaseModel):
     """One message of the conversation, in a provider-neutral shape."""
 
     role: Literal["system", "user", "assistant", "tool"]
     content: str = ""
+    # user and tool messages may carry images for the model (see MediaPart)
+    media: list[MediaPart] = Field(default_factory=list)
     # assistant messages may carry tool calls; tool messages answer one of them
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)
     tool_call_id: str | None = None
@@ -154,6 +169,10 @@ class BaseBackend:
     needs_key: bool = False
     key_env_var: str | None = None
     default_base_url: str | None = None
+    # Optional declarations the core reads with getattr (older plugins need not have them):
+    base_url_env_var: str | None = None  # the SDK's own variable for the base URL, e.g. OPENAI_BASE_URL
+    optional_key: bool = False  # takes a key if given one (a custom endpoint), without needing it
+    accepts_media: frozenset[str] = frozenset()  # MediaPart kinds sent to the model; others become text
     Options: ClassVar[type[BackendOptions]] = BackendOptions
 
     def stream(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:

@@ -26,8 +26,9 @@ from moka_shell.core.chat.backends import (
     ToolCallStart,
 )
 from moka_shell.core.chat.history import app_message_text, build_history
+from moka_shell.core.chat.media import Attachment
 from moka_shell.core.chat.instructions import with_instructions
-from moka_shell.core.chat.keys import get_key
+from moka_shell.core.chat.request import build_request, choose, detect_local
 from moka_shell.core.chat.partial_json import repair_partial_json
 from moka_shell.core.chat.sampling import sample_once, sampling_messages
 from moka_shell.core.chat.store import Store, new_id
@@ -106,54 +107,67 @@ class ChatEngine:
 
     async def detect_local(self) -> list[str]:
         """Local backends that answer right now (Ollama, LM Studio, ...)."""
-        found = []
-        for bid in ("ollama", "lmstudio", "llamacpp", "vllm"):
-            reg = self.backends.get(bid)
-            probe = getattr(reg.obj, "probe", None) if reg else None
-            if probe is not None:
-                try:
-                    if await probe(self.config.agent.base_urls.get(bid)):
-                        found.append(bid)
-                except Exception:  # a probe must never break settings
-                    continue
-        return found
+        return await detect_local(self.backends, self.config.agent)
 
     def _request(self, backend: AgentBackend, model: str | None, messages: list[ChatMessage],
-                 tools: list[Any]) -> AgentRequest:
+                 tools: list[Any], system: str | None = None) -> AgentRequest:
         cfg = self.config.agent
-        key = get_key(backend.backend_id, backend.key_env_var)
-        if backend.needs_key and not key:
-            raise NeedsKeyError(f"the {backend.display_name} backend needs an API key",
-                                hint=f"set {backend.key_env_var} or run `moka keys set {backend.backend_id}` "
-                                     "(or add it in Settings → Model)")
-        options = backend.Options.model_validate(cfg.options if cfg.backend == backend.backend_id else {})
-        return AgentRequest(model=model or cfg.model or backend.default_model, messages=messages, tools=tools,
-                            system=cfg.system_prompt, options=options.model_dump(exclude_none=True), api_key=key,
-                            base_url=cfg.base_urls.get(backend.backend_id) or backend.default_base_url)
+        if model is None and backend.backend_id == cfg.backend:
+            model = cfg.model  # the config's model goes with the config's backend only
+        return build_request(backend, cfg, model, cfg.system_prompt if system is None else system, messages, tools)
 
     # ---- turns -------------------------------------------------------------------------------
 
     def start_turn(self, conversation_id: str | None, text: str, *, origin: TurnOrigin | None = None,
-                   backend: str | None = None, model: str | None = None) -> str:
-        """Store the message (the person's, or an app's when ``origin`` names one) and run the turn."""
+                   backend: str | None = None, model: str | None = None, blocks: list[dict[str, Any]] | None = None,
+                   attachments: list[Attachment] | None = None) -> str:
+        """Store the message (the person's, or an app's when ``origin`` names one) and run the turn.
+
+        ``blocks`` are an app message's content blocks and ``attachments`` the person's files: both
+        are kept with the message, so their images reach the model on this turn and every later one.
+        A ``backend`` (and ``model``) named here becomes the conversation's own choice.
+        """
         origin = origin or TurnOrigin()
+        title = text.strip().splitlines()[0][:60] if text.strip() else \
+            (attachments[0].name if attachments else "New chat")
         cid = conversation_id if conversation_id and self.store.has_conversation(conversation_id) else \
-            self.store.create_conversation(text.strip().splitlines()[0][:60] if text.strip() else "New chat")
-        running = self.turns.get(cid)
-        if running is not None and running.task is not None and not running.task.done():
-            raise AgentError("a turn is already running in this conversation; stop it first")
+            self.store.create_conversation(title)
+        self.check_idle(cid)
+        if backend:
+            if backend not in self.backends:
+                raise UnknownBackendError(backend, list(self.backends))
+            self.store.set_settings(cid, backend=backend, model=model)
         context = self._take_context(cid)
         data: dict[str, Any] = {"context": context} if context else {}
         if origin.from_app:
             data["app"] = {"server": origin.server, "tool": origin.tool}
+            if blocks:
+                data["blocks"] = blocks
+        if attachments:
+            data["attachments"] = [a.describe() for a in attachments]
         msg = self.store.add_message(cid, "user", text, source="app" if origin.from_app else None, data=data or None)
+        if attachments:
+            msg["data"]["attachments"] = [self.store.add_attachment(cid, msg["id"], a.name, a.mime_type, a.data)
+                                          for a in attachments]
+            self.store.set_data(msg["id"], msg["data"])
         self.emit("chat.message", {"conversationId": cid, "message": msg})
         self.inspector.record("agent", {"event": "user-message", "source": "app" if origin.from_app else "person", "chars": len(text)},
                                   method="agent/user")
+        self.launch(cid, origin, backend, model)
+        return cid
+
+    def check_idle(self, cid: str) -> None:
+        """AgentError when a turn of this conversation is running."""
+        running = self.turns.get(cid)
+        if running is not None and running.task is not None and not running.task.done():
+            raise AgentError("a turn is already running in this conversation; stop it first")
+
+    def launch(self, cid: str, origin: TurnOrigin, backend: str | None = None, model: str | None = None) -> None:
+        """Run a turn on the conversation as it is stored (after a new message, an edit or a regenerate)."""
+        self.check_idle(cid)
         turn = Turn(cid, origin)
         turn.task = asyncio.get_running_loop().create_task(self._run(turn, backend, model))
         self.turns[cid] = turn
-        return cid
 
     def running(self, cid: str) -> bool:
         """Is a turn of this conversation running now?"""
@@ -176,13 +190,16 @@ class ChatEngine:
         cid = turn.conversation_id
         reply: dict[str, Any] | None = None
         try:
-            backend = self.backend(backend_id)
+            choice = choose(self.config.agent, self.store.settings(cid), backend_id, model)
+            backend = self.backend(choice.backend)
+            accepts = frozenset(getattr(backend, "accepts_media", frozenset()))
             names = ToolNames(self.servers.all_tools())
             for step in range(self.config.agent.max_steps):
-                history = build_history(self.store.messages(cid))
-                request = self._request(backend, model, history, names.model_tools() if backend.supports_tools else [])
+                history = build_history(self.store.messages(cid), accepts, self.store.attachments_of)
+                request = self._request(backend, choice.model, history,
+                                        names.model_tools() if backend.supports_tools else [], choice.system)
                 request.system = with_instructions(request.system, self.servers.connections.values())
-                reply = self.store.add_message(cid, "assistant", "")
+                reply = self.store.add_message(cid, "assistant", "", state="streaming")
                 self.emit("chat.message", {"conversationId": cid, "message": reply})
                 calls = await self._stream(cid, reply["id"], backend, request, names)
                 if not calls:
@@ -204,6 +221,7 @@ class ChatEngine:
             log.exception("chat turn failed")
             self._error(cid, reply, f"the model backend failed: {type(exc).__name__}: {exc}", "error")
         finally:
+            self.store.end_replies(cid)  # what is still "streaming" after this was cut off by a crash
             self.emit("chat.done", {"conversationId": cid})
             self.inspector.record("agent", {"event": "turn-done"}, method="agent/done")
 
@@ -360,7 +378,7 @@ class ChatEngine:
     async def post_app_message(self, view: View, blocks: list[dict[str, Any]]) -> None:
         """``ui/message``: the app's message starts a turn marked as the app's ("From app: …"), not the person's."""
         cid = self.start_turn(view.conversation_id, app_message_text(blocks),
-                              origin=TurnOrigin(server=view.server, tool=view.tool.name))
+                              origin=TurnOrigin(server=view.server, tool=view.tool.name), blocks=blocks)
         if view.conversation_id is None:
             view.conversation_id = cid
 

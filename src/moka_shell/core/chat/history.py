@@ -1,11 +1,18 @@
-"""What the model reads: stored messages as backend history, tool results as text, views' context."""
+"""What the model reads: stored messages as backend history, tool results, views' context, attachments.
+
+Images and other media go beside the text when the backend takes them (core/chat/media.py).
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
-from moka_shell.core.chat.backends import ChatMessage, ToolCallRecord
+from moka_shell.core.chat.backends import ChatMessage, MediaPart, ToolCallRecord
+from moka_shell.core.chat.media import Delivery, cap_media, deliver_blocks
+
+Files = Callable[[str], list[tuple[dict[str, Any], bytes]]]  # message id → its attachments and their bytes
 
 MODEL_RESULT_CHARS = 60_000  # what one tool result may cost the model's context
 
@@ -28,15 +35,26 @@ def content_text(result: dict[str, Any]) -> str:
     return text if len(text) <= MODEL_RESULT_CHARS else text[:MODEL_RESULT_CHARS] + "\n… [truncated by Moka]"
 
 
-def context_preamble(context: dict[str, Any]) -> str:
-    """The views' model context, as the text that goes before the person's message."""
-    parts = []
+def tool_result_for_model(result: dict[str, Any], accepts: frozenset[str]) -> tuple[str, list[MediaPart]]:
+    """A tool result as the model gets it: its text, and its images when the backend takes them."""
+    out = deliver_blocks(result.get("content") or [], accepts)
+    text = out.text() or ("(the tool returned no text)" if not result.get("isError") else "(tool error)")
+    if len(text) > MODEL_RESULT_CHARS:
+        text = text[:MODEL_RESULT_CHARS] + "\n… [truncated by Moka]"
+    return text, out.media
+
+
+def context_preamble(context: dict[str, Any], accepts: frozenset[str] = frozenset()) -> tuple[str, list[MediaPart]]:
+    """The views' model context: the text that goes before the person's message, and its media."""
+    parts, media = [], []
     for item in context.values():
-        body = "\n".join(b.get("text", "") for b in item.get("content", []) if b.get("type") == "text")
+        out = deliver_blocks(item.get("content", []), accepts)
+        body = out.text()
         if "structuredContent" in item:
             body += ("\n" if body else "") + json.dumps(item["structuredContent"], default=str)
         parts.append(f"[Context from the {item['server']}/{item['tool']} app view]\n{body}")
-    return "\n\n".join(parts)
+        media += out.media
+    return "\n\n".join(parts), media
 
 
 def app_message_text(blocks: list[dict[str, Any]]) -> str:
@@ -63,19 +81,33 @@ def app_message_for_model(text: str, app: dict[str, Any]) -> str:
             f"{text}\n[End of the app's message]")
 
 
-def build_history(messages: list[dict[str, Any]]) -> list[ChatMessage]:
-    """A stored conversation as the messages a backend is sent."""
+def _user_message(msg: dict[str, Any], accepts: frozenset[str], files: Files | None) -> ChatMessage:
+    data = msg.get("data") or {}
+    text, media = msg["content"], []
+    if msg.get("source") == "app":
+        if isinstance(data.get("blocks"), list):  # the ui/message blocks themselves: images reach the model
+            out = deliver_blocks(data["blocks"], accepts)
+            text, media = out.text() or text, out.media
+        text = app_message_for_model(text, data.get("app") or {"tool": "unknown", "server": "unknown"})
+    if data.get("attachments") and files is not None:
+        attached = Delivery(accepts)
+        for meta, blob in files(msg["id"]):
+            attached.add_file(str(meta["name"]), str(meta["mimeType"]), blob)
+        text = (text + "\n\n" if text else "") + attached.text()
+        media += attached.media
+    if data.get("context"):
+        preamble, context_media = context_preamble(data["context"], accepts)
+        text, media = preamble + "\n\n" + text, context_media + media
+    return ChatMessage(role="user", content=text, media=media)
+
+
+def build_history(messages: list[dict[str, Any]], accepts: frozenset[str] = frozenset(),
+                  files: Files | None = None) -> list[ChatMessage]:
+    """A stored conversation as the messages a backend is sent (media of the kinds in ``accepts``)."""
     out: list[ChatMessage] = []
     for msg in messages:
         if msg["role"] == "user":
-            text = msg["content"]
-            app = (msg.get("data") or {}).get("app")
-            if msg.get("source") == "app":
-                text = app_message_for_model(text, app or {"tool": "unknown", "server": "unknown"})
-            context = (msg.get("data") or {}).get("context")
-            if context:
-                text = context_preamble(context) + "\n\n" + text
-            out.append(ChatMessage(role="user", content=text))
+            out.append(_user_message(msg, accepts, files))
         elif msg["role"] == "assistant":
             calls = [c for c in msg["toolCalls"] if c["status"] in ("done", "error", "cancelled", "denied")]
             if not msg["content"] and not calls:
@@ -84,8 +116,10 @@ def build_history(messages: list[dict[str, Any]]) -> list[ChatMessage]:
                 ToolCallRecord(id=c["id"], name=c["modelName"], arguments=c["arguments"]) for c in calls]))
             for c in calls:
                 result = c.get("result") or {}
-                text = content_text(result) if result else f"Error: {c.get('error') or 'the call failed'}"
-                out.append(ChatMessage(role="tool", content=text, tool_call_id=c["id"], name=c["modelName"],
-                                       is_error=bool(result.get("isError")) or not result,
+                text, media = tool_result_for_model(result, accepts) if result else \
+                    (f"Error: {c.get('error') or 'the call failed'}", [])
+                out.append(ChatMessage(role="tool", content=text, media=media, tool_call_id=c["id"],
+                                       name=c["modelName"], is_error=bool(result.get("isError")) or not result,
                                        structured_content=result.get("structuredContent")))
+    cap_media(out)
     return out

@@ -22,6 +22,15 @@ def get_key(backend_id: str, env_var: str | None) -> str | None:
     """The key for a backend: its environment variable first, then the keyring."""
     if env_var and os.environ.get(env_var):
         return os.environ[env_var]
+    return _keyring_key(backend_id)
+
+
+def keyring_has_key(backend_id: str) -> bool:
+    """Is a key for this backend in the OS keyring (whatever the environment says)?"""
+    return bool(_keyring_key(backend_id))
+
+
+def _keyring_key(backend_id: str) -> str | None:
     kr = _keyring()
     if kr is None:
         return None
@@ -43,6 +52,10 @@ def store_key(backend_id: str, key: str) -> None:
             f"could not store the key in the OS keyring: {type(exc).__name__}",
             hint="set the backend's environment variable instead (e.g. OPENAI_API_KEY)",
         ) from None
+    # Some keyrings accept a write they do not keep: only a key that reads back counts as stored.
+    if _keyring_key(backend_id) != key:
+        raise MokaError("the OS keyring accepted the key but does not return it, so it was not stored",
+                        hint="set the backend's environment variable instead (e.g. OPENAI_API_KEY)")
 
 
 def delete_key(backend_id: str) -> None:

@@ -1,12 +1,13 @@
-// Settings: model backend, model and API key (kept in the OS keyring), theme and light/dark
-// mode, and what app views may do without asking.
+// Settings: model backend, base URL, model and API key (settings-model.js), theme and
+// light/dark mode, and what app views may do without asking.
 
 import { api } from "./api.js";
 import { h, clear } from "./dom.js";
 import { icon } from "./icons.js";
-import { button, badge, toast, toastError } from "./ui.js";
+import { toastError } from "./ui.js";
 import { store } from "./store.js";
 import { applyTheme } from "./theme.js";
+import { modelRows, row } from "./settings-model.js";
 
 const CONSENT = [
   ["open_link", "Open links", "An app opens a web page in your browser."],
@@ -15,6 +16,7 @@ const CONSENT = [
   ["sampling", "Ask the model", "An app sends its own prompt to your model."],
 ];
 let body;
+const testStatus = h("div", { class: "settings-test-status", id: "settings-test-status" }); // kept across re-renders
 
 async function set(key, value) {
   try { store.set("settings", await api.call("settings.set", { key, value })); } catch (err) { toastError(err); store.refreshSettings(); }
@@ -27,57 +29,8 @@ function card(iconName, title, subtitle, ...content) {
     h("div", { class: "card-body stack" }, content));
 }
 
-function row(label, help, control, forId) {
-  return h("div", { class: "setting-row" },
-    h("div", { class: "setting-text" }, h("label", { class: "field-label", for: forId, text: label }), help ? h("p", { class: "field-help", text: help }) : null),
-    h("div", { class: "setting-control" }, control));
-}
-
 function modelCard(s) {
-  const backends = s.backends || [];
-  const agent = s.agent || {};
-  const current = backends.find((b) => b.id === agent.backend);
-  const backendSel = h("select", { class: "select", id: "settings-backend", onchange: (e) => set("agent.backend", e.target.value || null) },
-    h("option", { value: "", text: "None (Tool runner only)" }),
-    // `available` means a local model server answered just now (Ollama, LM Studio…).
-    backends.map((b) => h("option", { value: b.id, text: b.available ? `${b.name} — running on this computer` : b.name })));
-  backendSel.value = agent.backend || "";
-  const model = h("input", { class: "input", id: "settings-model", value: agent.model || "", placeholder: current?.defaultModel || "model name", autocomplete: "off", spellcheck: "false" });
-  const saveModel = () => { if (model.value.trim() !== (agent.model || "")) set("agent.model", model.value.trim() || null); };
-  model.addEventListener("change", saveModel);
-  model.addEventListener("keydown", (e) => { if (e.key === "Enter") saveModel(); });
-  const parts = [row("Backend", "Which service answers in the chat.", backendSel, "settings-backend")];
-  if (current) {
-    parts.push(row("Model", current.defaultModel ? `Leave empty for ${current.defaultModel}.` : "The model id the backend expects.", model, "settings-model"));
-    if (current.needsKey) parts.push(keyRow(current));
-  } else if (s.noBackendHelp) {
-    parts.push(h("div", { class: "notice" }, icon("info", { size: 16 }), h("p", { class: "notice-text", text: s.noBackendHelp })));
-  }
-  return card("sparkle", "Model", "Chat needs a model backend; the Tool runner works without one.", parts);
-}
-
-function keyRow(b) {
-  const input = h("input", { class: "input", id: "settings-key", type: "password", placeholder: b.hasKey ? "•••••••• (stored)" : "Paste your API key", autocomplete: "off", spellcheck: "false" });
-  const status = h("span", { id: "settings-key-status" },
-    b.hasKey ? badge("Stored in keyring", "success", { class: "badge badge-success badge-dot" }) : badge("No key", "neutral"));
-  const save = button("Save key", { small: true, variant: "primary", id: "settings-key-save" });
-  const remove = b.hasKey ? button("Remove", { small: true, variant: "ghost", id: "settings-key-delete" }) : null;
-  save.addEventListener("click", async () => {
-    if (!input.value.trim()) { input.focus(); return; }
-    save.disabled = true;
-    try {
-      await api.call("keys.set", { backend: b.id, key: input.value.trim() });
-      input.value = "";
-      toast("Key stored in your system keyring", { tone: "success" });
-      await store.refreshSettings();
-    } catch (err) { toastError(err); } finally { save.disabled = false; }
-  });
-  input.addEventListener("keydown", (e) => { if (e.key === "Enter") save.click(); });
-  remove?.addEventListener("click", async () => {
-    try { await api.call("keys.delete", { backend: b.id }); await store.refreshSettings(); } catch (err) { toastError(err); }
-  });
-  const help = `Kept in your operating system's keyring, never in Moka's files.${b.keyEnvVar ? ` Setting ${b.keyEnvVar} in the environment works too.` : ""}`;
-  return row("API key", help, h("div", { class: "stack" }, h("div", { class: "row" }, input, save), h("div", { class: "row" }, status, remove)), "settings-key");
+  return card("sparkle", "Model", "Chat needs a model backend; the Tool runner works without one.", modelRows(s, testStatus));
 }
 
 function appearanceCard(s) {
