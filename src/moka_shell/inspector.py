@@ -28,6 +28,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any, Final
 
+from moka_shell.core.redact import SECRETS
 from moka_shell.inspector_log import DEFAULT_MAX_BYTES, LogWriter, follow_log, read_log, read_tail
 from moka_shell.inspector_pairs import Exchanges
 
@@ -83,6 +84,9 @@ def _encode(message: Any) -> tuple[Any, str]:
     try:
         clean = redact(message)
         body = json.dumps(clean, default=str)
+        masked = SECRETS.mask(body)  # known secret values echoed by others (core/redact.py, S9)
+        if masked != body:
+            clean, body = json.loads(masked), masked
     except (ValueError, TypeError, RecursionError) as exc:  # logging must never fail its caller
         clean = {"moka/unencodable": f"{type(exc).__name__}: {exc}"[:500]}
         return clean, json.dumps(clean)

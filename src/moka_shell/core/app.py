@@ -26,6 +26,7 @@ from moka_shell.core.mcp.progress import CallTracker
 from moka_shell.core.mcp.oauth_store import use_data_dir
 from moka_shell.core.mcp.servers import ServerManager
 from moka_shell.core.mcp.transport import Transport
+from moka_shell.core.redact import SECRETS, config_secrets, mask_logs
 from moka_shell.core.shell import Endpoints, EventShellActions, Mode, ShellActions
 from moka_shell.core.themes import Appearance, ThemeProvider
 from moka_shell.core.views.display import DisplayMode
@@ -55,6 +56,8 @@ class MokaApp:
             self.config_file = ConfigFile(paths.config_file)
             config = self.config_file.config
         self.config = config
+        SECRETS.watch(lambda: config_secrets(self.config))  # servers' env and headers values are masked everywhere
+        mask_logs()
         self.inspector = Inspector(paths.inspector_dir, max_log_bytes=config.inspector.max_log_mb * 2**20)
         self._listeners: list[Listener] = []
         self.transports: dict[str, Registered[Transport]] = self.plugins.registry("transports")

@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from moka_shell.config import MokaConfig
+from moka_shell.core.redact import SECRETS
 from moka_shell.core.chat.approval import Approvals, TurnOrigin
 from moka_shell.core.chat.backends import (
     AgentBackend,
@@ -226,6 +227,7 @@ class ChatEngine:
             self.inspector.record("agent", {"event": "turn-done"}, method="agent/done")
 
     def _error(self, cid: str, reply: dict[str, Any] | None, message: str, kind: str) -> None:
+        message = SECRETS.mask(message)  # a provider may echo the key it was sent (S9)
         if reply is None:
             reply = self.store.add_message(cid, "assistant", "")
             self.emit("chat.message", {"conversationId": cid, "message": reply})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from moka_shell.core.redact import SECRETS
 from moka_shell.errors import MokaError
 
 SERVICE = "moka"
@@ -20,9 +21,10 @@ def _keyring() -> object | None:
 
 def get_key(backend_id: str, env_var: str | None) -> str | None:
     """The key for a backend: its environment variable first, then the keyring."""
-    if env_var and os.environ.get(env_var):
-        return os.environ[env_var]
-    return _keyring_key(backend_id)
+    key = os.environ.get(env_var) if env_var else None
+    key = key or _keyring_key(backend_id)
+    SECRETS.add(key)  # masked wherever a provider echoes it (core/redact.py)
+    return key
 
 
 def keyring_has_key(backend_id: str) -> bool:

@@ -12,6 +12,8 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 
+from moka_shell.core.redact import SECRETS
+
 MAX_LINE = 2000  # characters kept of one line; the rest is dropped up to the next newline
 TAIL_BYTES = 64 * 1024  # what a connection keeps of its stderr
 INFO_LINES = 20  # what servers.list carries
@@ -64,6 +66,8 @@ def cut(line: str) -> str:
 def pump(fd: int, on_line: Callable[[str], None]) -> None:
     """Read ``fd`` until EOF in chunks, calling ``on_line`` per line (capped); closes ``fd``."""
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    emit = on_line
+    on_line = lambda line: emit(SECRETS.mask(line))  # noqa: E731 - a server may print its env values (S9)
     partial = ""
     discarding = False  # inside a line that was already cut: drop up to its newline
     try:

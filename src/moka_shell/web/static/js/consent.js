@@ -14,7 +14,35 @@ const ACTIONS = {
   message: { icon: "message", verb: "wants to post a message in the chat" },
   download: { icon: "download", verb: "wants to save a file" },
   sampling: { icon: "sparkle", verb: "wants to ask the model a question" },
+  display_mode: { icon: "shield", verb: "wants to change how it is shown", once: true },
+  permissions: { icon: "shield", verb: "wants to use devices of this computer", once: true },
 };
+
+const MODES = { fullscreen: "fill the whole window", pip: "float above the chat (picture in picture)" };
+const DEVICES = { camera: "your camera", microphone: "your microphone", geolocation: "your location",
+  clipboardWrite: "writing to your clipboard" };
+
+/** Every block the app sends, as the model or the person will get it: text, resources, images, data. */
+function blockParts(blocks) {
+  const parts = [];
+  for (const b of Array.isArray(blocks) ? blocks : [blocks]) {
+    if (!b || typeof b !== "object") continue;
+    if (b.type === "text") parts.push(h("blockquote", { class: "consent-quote", text: String(b.text ?? "") }));
+    else if (b.type === "resource" && b.resource && typeof b.resource === "object") {
+      const r = b.resource;
+      parts.push(h("div", { class: "consent-label", text: `Resource ${r.uri || ""} (${r.mimeType || "no type"})` }));
+      const body = typeof r.text === "string" ? r.text : typeof r.blob === "string" ? `[${r.blob.length} characters of base64 data]` : "";
+      if (body) parts.push(h("blockquote", { class: "consent-quote", text: body }));
+    } else if (b.type === "image" || b.type === "audio") {
+      parts.push(h("div", { class: "consent-label", text: `${b.type === "image" ? "An image" : "Audio"} (${b.mimeType || "no type"}, ${String(b.data || "").length} characters of base64 data)` }));
+    } else {
+      // resource_link, structured content and anything newer: shown whole, as JSON.
+      parts.push(h("div", { class: "consent-label", text: b.type ? `A "${b.type}" block` : "Data" }));
+      parts.push(h("pre", { class: "block consent-quote", text: JSON.stringify(b, null, 2) }));
+    }
+  }
+  return parts;
+}
 
 function describe(action, detail = {}) {
   const parts = [];
@@ -23,15 +51,22 @@ function describe(action, detail = {}) {
     const names = Array.isArray(detail.files) ? detail.files : [detail.filename || detail.name || "a file"];
     for (const name of names) parts.push(h("code", { class: "consent-value", text: String(name) }));
   } else if (action === "sampling" && Array.isArray(detail.messages)) {
-    // Show what the app wants to ask, as plain text.
-    const text = detail.messages.map((m) => {
-      const blocks = Array.isArray(m?.content) ? m.content : [m?.content];
-      return blocks.map((b) => (b && b.type === "text" ? b.text : "")).join("\n");
-    }).join("\n\n").trim();
-    if (text) parts.push(h("blockquote", { class: "consent-quote", text }));
+    // Everything the model will get: the system prompt first, then every block of every message (S10).
+    if (typeof detail.systemPrompt === "string" && detail.systemPrompt) {
+      parts.push(h("div", { class: "consent-label", text: "System prompt" }), h("blockquote", { class: "consent-quote", text: detail.systemPrompt }));
+    }
+    for (const m of detail.messages) {
+      parts.push(h("div", { class: "consent-label", text: m?.role === "assistant" ? "As the model" : "As the person" }));
+      parts.push(...blockParts(m?.content));
+    }
   } else if (action === "message") {
-    const text = detail.text ?? (Array.isArray(detail.content) ? detail.content.map((c) => c?.text || "").join("\n") : detail.content?.text);
-    if (text) parts.push(h("blockquote", { class: "consent-quote", text }));
+    // Every block, not only text: a resource block reaches the model too (S1).
+    parts.push(...blockParts(detail.content ?? (detail.text !== undefined ? { type: "text", text: detail.text } : [])));
+  } else if (action === "display_mode") {
+    parts.push(h("p", { class: "small", text: `It asks to ${MODES[detail.mode] || detail.mode}. You did not click in it just before, so Moka asks.` }));
+  } else if (action === "permissions" && Array.isArray(detail.permissions)) {
+    for (const p of detail.permissions) parts.push(h("code", { class: "consent-value", text: DEVICES[p] || p }));
+    parts.push(h("p", { class: "small", text: "Your browser or system may ask as well. The answer holds for this app until Moka quits." }));
   } else if (detail && Object.keys(detail).length) {
     parts.push(h("pre", { class: "block", text: JSON.stringify(detail, null, 2) }));
   }
@@ -59,7 +94,8 @@ function next() {
       h("div", { class: "consent-head" }, h("div", { class: "consent-icon" }, icon(a.icon, { size: 20 })),
         h("p", {}, h("strong", { text: req.server || "An app" }), ` ${a.verb}.`)),
       describe(req.action, req.detail || {}),
-      h("label", { class: "check-row small" }, remember, h("span", { text: "Remember my choice for every app (you can change it in Settings)" }))),
+      // A one-off question (display mode, devices) has no setting to remember.
+      a.once ? null : h("label", { class: "check-row small" }, remember, h("span", { text: "Remember my choice for every app (you can change it in Settings)" }))),
     actions: [deny, allow],
     // Closing without a choice (Esc, ×) is a "no": nothing happens without a yes.
     onClose: () => { answer(false); showing = false; next(); },
