@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from moka_shell.bridge.params import Params, opt_dict, opt_str, req_str
 from moka_shell.config import ServerConfig
 from moka_shell.config_import import import_config_file, import_config_text
+from moka_shell.core.mcp.oauth_signin import SignIns
 from moka_shell.errors import InvalidParamsError, ServerExistsError
 
 # The fields the Add/Edit dialog shows; replacing a server keeps the others.
@@ -22,12 +23,14 @@ class ServerMethods:
 
     def __init__(self, app: MokaApp) -> None:
         self.app = app
+        self.sign_ins = SignIns(app.servers, app.emit, app.view_host.open_link)
 
     def methods(self) -> dict[str, Any]:
         """Method name → coroutine function."""
         return {"servers.list": self.list_, "servers.add": self.add, "servers.remove": self.remove,
                 "servers.setEnabled": self.set_enabled, "servers.restart": self.restart,
-                "servers.import": self.import_, "tools.list": self.tools_list}
+                "servers.import": self.import_, "tools.list": self.tools_list,
+                "servers.login": self.login, "servers.logout": self.logout}
 
     async def list_(self, p: Params) -> list[dict[str, Any]]:
         """Every server's state."""
@@ -72,6 +75,15 @@ class ServerMethods:
         conn = self.app.servers.get(req_str(p, "name"))
         await conn.restart()
         return conn.info()
+
+    async def login(self, p: Params) -> dict[str, Any]:
+        """Start an OAuth sign-in; returns ``{"url"}`` to open (the desktop app opens the system browser itself)."""
+        return await self.sign_ins.begin(req_str(p, "name"), open_in_browser=self.app.mode == "desktop")
+
+    async def logout(self, p: Params) -> dict[str, Any]:
+        """Forget (and revoke) a server's tokens; it then shows "Sign in required"."""
+        name = req_str(p, "name")
+        return {**await self.sign_ins.end(name), "server": self.app.servers.get(name).info()}
 
     async def import_(self, p: Params) -> dict[str, Any]:
         """Import servers from another host's config (pasted text or a file path)."""

@@ -1,0 +1,98 @@
+"""Sign-ins started from the UI: the Sign in / Sign out buttons on a server's card.
+
+``begin`` returns the authorization URL as soon as it is known (the page opens it in a popup,
+or the desktop shell in the system browser) while the rest of the round trip runs here; when it
+ends the connection restarts and ``servers.signin`` says how it went.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+from moka_shell.core.mcp.oauth import SIGN_IN_TIMEOUT, sign_in, sign_out, uses_oauth
+from moka_shell.core.mcp.servers import ServerManager
+from moka_shell.errors import MokaError, SignInError
+
+URL_WAIT = 30.0  # discovery and registration before the authorization URL exists
+
+
+class SignIns:
+    """At most one sign-in per server; a new one replaces a pending one."""
+
+    def __init__(self, servers: ServerManager, emit: Callable[[str, Any], None],
+                 open_link: Callable[[str], None], *, timeout: float = SIGN_IN_TIMEOUT) -> None:
+        self.servers, self.emit, self.open_link, self.timeout = servers, emit, open_link, timeout
+        self.tasks: dict[str, asyncio.Task[str | None]] = {}
+
+    def _url_of(self, name: str) -> str:
+        config = self.servers.get(name).config
+        if not config.url:
+            raise SignInError(f"{name!r} is not an HTTP server; only streamable-HTTP servers sign in")
+        if not uses_oauth(config.headers):
+            raise SignInError(f"{name!r} sends its own Authorization header, so Moka does not sign in to it",
+                              hint="remove the header in the server's Edit dialog to sign in")
+        return config.url
+
+    async def begin(self, name: str, *, open_in_browser: bool) -> dict[str, Any]:
+        """Start signing in to ``name``; returns ``{"url"}``, the page to show the person."""
+        url = self._url_of(name)
+        await self.cancel(name)
+        shown: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+        async def show(authorization_url: str) -> None:
+            if not shown.done():
+                shown.set_result(authorization_url)
+            if open_in_browser:
+                self.open_link(authorization_url)
+
+        task = asyncio.get_running_loop().create_task(self._run(name, url, show), name=f"sign-in:{name}")
+        self.tasks[name] = task
+        waiting: set[asyncio.Future[Any]] = {shown, task}
+        done, _ = await asyncio.wait(waiting, timeout=URL_WAIT, return_when=asyncio.FIRST_COMPLETED)
+        if shown in done:
+            return {"url": shown.result()}
+        if task in done:  # it failed before there was a page to show (discovery, registration)
+            raise SignInError(task.result() or f"signing in to {name!r} ended before it began")
+        await self.cancel(name)
+        raise SignInError(f"{name!r} did not offer a sign-in page within {URL_WAIT:g} s",
+                          hint="check the server's URL, and that its authorization server is reachable")
+
+    async def _run(self, name: str, url: str, show: Callable[[str], Any]) -> str | None:
+        """The whole round trip; returns the error, or None when signed in (and reconnected)."""
+        headers = self.servers.get(name).config.headers
+        try:
+            result = await sign_in(url, name, show, headers=headers, timeout=self.timeout)
+        except MokaError as exc:
+            self.emit("servers.signin", {"name": name, "ok": False, "error": str(exc)})
+            return str(exc)
+        finally:
+            if self.tasks.get(name) is asyncio.current_task():
+                del self.tasks[name]
+        self.emit("servers.signin", {"name": name, "ok": True, "issuer": result.get("issuer")})
+        with contextlib.suppress(MokaError):  # removed meanwhile: nothing to reconnect
+            await self.servers.get(name).restart()
+        return None
+
+    async def cancel(self, name: str) -> None:
+        """Stop a pending sign-in (its loopback listener closes)."""
+        task = self.tasks.pop(name, None)
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def end(self, name: str) -> dict[str, Any]:
+        """Sign out: forget (and revoke) the tokens, then reconnect, which shows "Sign in required"."""
+        url = self._url_of(name)
+        await self.cancel(name)
+        result = await sign_out(url)
+        await self.servers.get(name).restart()
+        return result
+
+    async def close(self) -> None:
+        """Cancel every pending sign-in."""
+        for name in list(self.tasks):
+            await self.cancel(name)
