@@ -160,6 +160,7 @@ class MokaApp:
                                    backends=self.backends, config=self.config, emit=self.emit,
                                    inspector=self.inspector, approvals=self.approvals)
             self.view_host.chat = self.chat
+            self.view_host.retention.records = self.store.view  # parked views read their data back from here
             self.servers.sampler = ServerSampling(self.chat, self.consent.ask, self.inspector)
         self.problems = [*self.servers.load(wanted), *([self.store_problem] if self.store_problem else [])]
         self.servers.start_all()

@@ -23,6 +23,7 @@ from moka_shell.core.views.host_context import (
     host_info,
 )
 from moka_shell.core.views.throttle import Throttle
+from moka_shell.core.views.storage import STORAGE_METHOD
 from moka_shell.core.views.view import View
 from moka_shell.errors import BridgeError, MokaError, to_jsonrpc
 
@@ -71,6 +72,12 @@ class Dispatcher:
     async def handle(self, view_id: str, message: Any) -> dict[str, Any] | None:
         """Handle one message from a view; returns the reply to post back, if any."""
         view = self.host.views.get(view_id)
+        if view is not None and isinstance(message, dict) and message.get("method") == STORAGE_METHOD \
+                and message.get("id") is None:
+            # Moka's own prelude, not the app: handled whatever the view's state (a write may
+            # land just after a teardown), never forwarded, never the view's fault.
+            self.host.storage.handle(view, message.get("params"))
+            return None
         if view is None or not view.live:
             return None
         size = len(json.dumps(message, default=str)) if message is not None else 0
@@ -93,6 +100,9 @@ class Dispatcher:
             await self._notification(view, method, params)
             return None
         handler = self.requests.get(method)
+        refusal = self.host.profile.refusal(method) if self.host.profile else None
+        if refusal is not None:  # a host profile without the capability answers as that host would
+            return self._reply(view, msg_id, error=BridgeError(BridgeError.METHOD_NOT_FOUND, refusal))
         if handler is None:
             return self._reply(view, msg_id, error=BridgeError(BridgeError.METHOD_NOT_FOUND,
                                                                f"Moka does not handle {method!r}"))
@@ -100,9 +110,6 @@ class Dispatcher:
         if task is not None:
             view.inflight[msg_id] = task
         try:
-        refusal = self.host.profile.refusal(method) if self.host.profile else None
-        if refusal is not None:  # a host profile without the capability answers as that host would
-            return self._reply(view, msg_id, error=BridgeError(BridgeError.METHOD_NOT_FOUND, refusal))
             result = await handler(view, params)
         except MokaError as exc:  # a view sees the message without the CLI's hint line
             return self._reply(view, msg_id, error=exc)
@@ -162,6 +169,8 @@ class Dispatcher:
         if params.get("logger") != "moka.view" or not isinstance(data, dict):
             return
         kind = data.get("kind")
+        if kind == "console":
+            return  # console.error lines: in the inspector and `moka check`'s report, never a problem strip
         if kind == "csp" and data.get("blockedURI") == "eval":
             # Zod and others probe for eval and fall back; only a warning (a real need shows as a failure).
             view.warnings.append("the view tried eval(), which the CSP blocks; set \"allowUnsafeEval\": true on "
@@ -169,8 +178,6 @@ class Dispatcher:
             return
         if kind == "csp":
             problem = f"blocked by the view's Content-Security-Policy: {data.get('directive')} {data.get('blockedURI')}"
-        if kind == "console":
-            return  # console.error lines: in the inspector and `moka check`'s report, never a problem strip
         else:
             problem = f"the view threw an error: {data.get('message')}"
         view.problems.append(problem)
@@ -212,6 +219,7 @@ class Dispatcher:
         version = requested if requested in SUPPORTED_VERSIONS else PROTOCOL_VERSION
         if view.app_capabilities.get("tools"):
             asyncio.get_running_loop().call_later(0.05, lambda: asyncio.ensure_future(self._refresh_app_tools(view)))
+        caps = host_capabilities(sampling=self._sampling_ready(), policy=view.policy)
         return {"protocolVersion": version, "hostInfo": host_info(),
                 "hostCapabilities": self.host.profile.advertise(caps) if self.host.profile else caps,
                 "hostContext": self.host.host_context(view)}
@@ -219,7 +227,6 @@ class Dispatcher:
     async def _ping(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
         return {}
 
-        caps = host_capabilities(sampling=self._sampling_ready(), policy=view.policy)
     async def _tools_call(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
         name = params.get("name")
         if not isinstance(name, str):

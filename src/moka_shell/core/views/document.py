@@ -26,8 +26,9 @@ document.addEventListener("securitypolicyviolation",function(e){s("warning",{kin
 directive:String(e.effectiveDirective||e.violatedDirective),blockedURI:String(e.blockedURI||"")})});})();</script>"""
 
 
-def inject_prelude(html: str) -> str:
-    """Put the prelude before any of the document's own scripts."""
+def inject_prelude(html: str, extra: str = "") -> str:
+    """Put the prelude (and ``extra``, the view's storage script) before any of the document's own scripts."""
+    prelude = PRELUDE + extra
     lower = html[:4096].lower()
     for tag in ("<head>", "<head "):
         i = lower.find(tag)

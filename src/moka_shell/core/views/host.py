@@ -16,6 +16,7 @@ from moka_shell.core.views.document import inject_prelude, popout_url, proxy_url
 from moka_shell.core.views.host_context import build_host_context
 from moka_shell.core.views.parking import Parking
 from moka_shell.core.views.ports import ChatPort, ConsentAsk, HostContextHook
+from moka_shell.core.views.retention import Retention
 from moka_shell.core.views.storage import ViewStorage
 from moka_shell.core.views.storage_channel import StorageChannel
 from moka_shell.core.views.permissions import confirm_permissions
@@ -55,6 +56,7 @@ class ViewHost:
         self.handshake_timeout = handshake_timeout
         self._watchers: set[asyncio.Task[None]] = set()
         self.parking = Parking(self)
+        self.retention = Retention(self)  # what ended or parked views let go of (memory plateau, R5.3)
         self.storage = StorageChannel(self, ViewStorage())
         self.dispatcher = Dispatcher(self)
 
@@ -78,7 +80,6 @@ class ViewHost:
                     record_id=record_id)
         view.mark("created")
         view.problems.extend(policy.rejected)
-        # Plugins are asked here, once, and awaited off the loop: host_context() runs no plugin code.
         view.context_extras = await self._host_context_hook(server, tool_name, dict(self._core_context(view)))
         self.views[view.id] = view
         self.inspector.record("view", {"event": "created", "uri": resource.uri, "csp": policy.header,
@@ -211,6 +212,7 @@ class ViewHost:
                                   server=view.server, view=view.id, method="view/failed")
         self.emit("view.failed", {"viewId": view.id, "reason": reason, "detail": detail or {}})
         self._drop_inflight(view)
+        self.retention.settled(view)
 
     async def request(self, view: View, method: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
         """A host → view request; raises BridgeError on an error reply or a timeout."""
@@ -351,12 +353,14 @@ class ViewHost:
         if not park:
             self.storage.forget(view)
             self.emit("view.closed", {"viewId": view.id})
+        self.retention.settled(view)
 
     def remount(self, view: View) -> None:
         """Bring back a parked view: a new frame, then input and result replayed."""
         if view.state != "parked":
             return
         view.state = "loading"
+        self.retention.restore(view)
         view.timings = {}
         view.mark("created")
         self._announce(view)

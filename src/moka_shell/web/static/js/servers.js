@@ -7,10 +7,12 @@ import { icon } from "./icons.js";
 import { button, iconButton, openDialog, confirmDialog, toastError, emptyState } from "./ui.js";
 import { store } from "./store.js";
 import { serverDialog, serverTarget } from "./server-dialog.js";
+import { authButton, statusLabel } from "./server-auth.js";
+import { storageLine } from "./server-storage.js";
 
 const addDialog = () => serverDialog();
 
-const TONE = { ready: "success", connecting: "warning", failed: "danger", stopped: "neutral", disabled: "neutral" };
+const TONE = { ready: "success", connecting: "warning", failed: "danger", stopped: "neutral", disabled: "neutral", signin: "warning" };
 const STDERR_LINES = 200;
 let list;
 let ctx;
@@ -55,13 +57,14 @@ function serverCard(s) {
       h("div", { class: "server-icon" }, icon("servers", { size: 18 })),
       h("div", { class: "grow server-titles" }, h("h3", { class: "server-name", text: s.name }),
         target ? h("code", { class: "server-target", text: target, title: target }) : null),
-      h("span", { class: "status-badge badge badge-dot badge-" + (TONE[s.status] || "neutral"), "data-status": s.status, text: s.status })),
+      h("span", { class: "status-badge badge badge-dot badge-" + (TONE[s.status] || "neutral"), "data-status": s.status, text: statusLabel(s.status) })),
     h("dl", { class: "server-facts" }, facts.map(([k, v]) => h("div", {}, h("dt", { text: k }), h("dd", { text: v || "—", title: v || "" })))),
+    storageLine(s.name),
     s.error ? h("div", { class: "server-error", role: "alert" }, icon("alert", { size: 15 }), h("div", { class: "grow" }, h("strong", { text: "Last error" }), h("p", { text: s.error }))) : null,
     stderr.length ? h("details", { class: "fold server-stderr" },
       h("summary", {}, icon("chevron", { size: 14 }), `stderr (${stderr.length} line${stderr.length === 1 ? "" : "s"})`),
       h("pre", { class: "block", text: stderr.slice(-STDERR_LINES).join("\n") })) : null,
-    h("footer", { class: "server-actions" }, toggle, restart, edit, h("span", { class: "grow" }),
+    h("footer", { class: "server-actions" }, authButton(s), toggle, restart, edit, h("span", { class: "grow" }),
       iconButton("runner", `Run ${s.name}'s tools`, { "data-action": "tools", disabled: s.status !== "ready", onclick: () => ctx.navigate("runner", { server: s.name }) }),
       iconButton("inspector", `${s.name}'s messages in the Inspector`, { "data-action": "messages", onclick: () => ctx.navigate("inspector", { server: s.name }) }),
       remove));

@@ -1,0 +1,99 @@
+"""The ``moka/storage`` notifications a view's prelude sends: checked, bounded, applied, shared.
+
+They are Moka's own, between the prelude and the core: never forwarded to an MCP server, never
+counted against the view (a refused write is a warning in the Inspector, not a view problem).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from moka_shell.core.views.storage import (
+    CHANGED_METHOD,
+    MAX_OPS_PER_MESSAGE,
+    QUOTA,
+    Area,
+    ViewStorage,
+    units,
+)
+from moka_shell.core.views.storage_prelude import storage_script
+from moka_shell.core.views.view import notification
+
+if TYPE_CHECKING:
+    from moka_shell.core.views.host import ViewHost
+    from moka_shell.core.views.view import View
+
+
+class StorageChannel:
+    """Receives a view's storage changes and tells the server's other views about them."""
+
+    def __init__(self, host: ViewHost, storage: ViewStorage) -> None:
+        self._host = host
+        self.storage = storage
+        self.touched: dict[str, set[str]] = {}  # view id -> areas it used ("local", "session")
+        self.denied: dict[str, set[str]] = {}  # view id -> areas it reached for with storage off
+
+    def script(self, view: View) -> str:
+        """The storage prelude for this view's document, with its values in it."""
+        if self.storage.disabled:
+            return storage_script({"off": True})
+        return storage_script(self.storage.snapshot(view).to_json())
+
+    def handle(self, view: View, params: Any) -> None:
+        """One ``moka/storage`` notification from ``view``."""
+        if not isinstance(params, dict) or params.get("area") not in ("local", "session"):
+            return self._warn(view, "a storage message without a valid area was ignored")
+        area: Area = params["area"]
+        ops = params.get("ops")
+        if params.get("denied"):
+            self.denied.setdefault(view.id, set()).add(area)
+            return self._log(view, area, "denied", 0)
+        self.touched.setdefault(view.id, set()).add(area)
+        if not isinstance(ops, list) or not ops:
+            return self._log(view, area, "used", 0)
+        if self.storage.disabled:
+            return
+        if len(ops) > MAX_OPS_PER_MESSAGE or not all(isinstance(op, dict) for op in ops):
+            return self._refuse(view, area, f"a storage batch of {len(ops)} changes is over Moka's limit of "
+                                            f"{MAX_OPS_PER_MESSAGE}")
+        size = sum(units(str(op.get("key", ""))) + units(str(op.get("value", ""))) for op in ops)
+        if size > 2 * QUOTA:
+            return self._refuse(view, area, f"a storage batch of {size} units is over twice the quota")
+        if not self.storage.allowed(view):
+            return self._refuse(view, area, "the view writes storage faster than Moka accepts")
+        changes, refusal = self.storage.apply(view, area, ops)
+        if refusal:
+            return self._refuse(view, area, refusal)
+        self._log(view, area, "changed", len(changes), keys=[c.get("key") for c in changes[:20]])
+        if area == "local" and changes:
+            for other in list(self._host.views.values()):
+                if other is not view and other.server == view.server and other.live:
+                    self._host.send(other, notification(CHANGED_METHOD, {"area": "local", "changes": changes}))
+
+    def forget(self, view: View) -> None:
+        """A view closed for good."""
+        self.storage.forget_view(view)
+
+    def clear_server(self, server: str) -> None:
+        """Clear a server's storage, and tell its live views their copies are empty now."""
+        self.storage.clear_server(server)
+        for view in list(self._host.views.values()):
+            if view.server == server and view.live:
+                for area in ("local", "session"):
+                    self._host.send(view, notification(CHANGED_METHOD, {"area": area, "reset": []}))
+
+    def _refuse(self, view: View, area: Area, reason: str) -> None:
+        # The view's copy now differs from what is stored: send it the stored items back.
+        self._warn(view, f"{area}Storage change refused: {reason}")
+        self._host.send(view, notification(CHANGED_METHOD, {"area": area,
+                                                            "reset": self.storage.items(view, area)}))
+
+    def _warn(self, view: View, reason: str) -> None:
+        self._host.inspector.record("view", {"event": "storage-refused", "reason": reason},
+                                    server=view.server, view=view.id, method="view/storage")
+
+    def _log(self, view: View, area: Area, event: str, count: int, keys: list[Any] | None = None) -> None:
+        # Keys and counts only: values are the app's data and stay out of the Inspector's log.
+        self._host.inspector.record("view", {"event": f"storage-{event}", "area": area, "changes": count,
+                                             "keys": keys or []},
+                                    server=view.server, view=view.id, method="view/storage")

@@ -1,0 +1,181 @@
+"""Views that remember: Moka's host-backed localStorage and sessionStorage, in real Chromium.
+
+The view runs in an opaque origin, where the browser's own storage throws SecurityError; these
+tests read the values back after every kind of remount (parked, popped out and back, reopened
+after a restart of Moka), check that one server's views cannot read another's, the quota, the
+`storage` event, and clearing from the server card.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from browser_support import Moka
+from moka_shell.testing.fake_openai import FakeOpenAIServer
+from support import SERVERS
+
+SERVER = {"command": sys.executable, "args": [str(SERVERS / "storage_server.py")]}
+SHOTS = Path("/tmp/moka-storage")
+
+
+def boot(moka: Moka, view_id: str) -> dict[str, Any]:
+    """What the view read from both storages before its own handshake (from the document alone)."""
+    frame = moka.frame(view_id)
+    frame.wait_for_selector('body[data-state="ready"]', state="attached", timeout=20000)
+    return frame.evaluate("window.boot")  # type: ignore[no-any-return]
+
+
+def write(moka: Moka, view_id: str, script: str) -> Any:
+    """Run `script` in the view's own window (as the app's code would) and let the writes land."""
+    frame = moka.frame(view_id)
+    out = frame.evaluate(script)
+    view = moka.app.view_host.views[view_id]
+    moka.wait(lambda: view.id in moka.app.view_host.storage.touched, what="the view's storage message")
+    frame.evaluate("new Promise((r) => setTimeout(r, 50))")
+    return out
+
+
+def stored(moka: Moka, server: str) -> dict[str, Any]:
+    """What the core holds for a server (both areas), through the same bridge the card uses."""
+    return moka.call("storage.usage", {"server": server})  # type: ignore[no-any-return]
+
+
+def remount_parked(moka: Moka, view: Any) -> None:
+    """Park a view (torn down, frame removed, as off-screen views are) and bring it back."""
+    host = moka.app.view_host
+    moka.core.submit(host.close(view, "scrolled out of view", park=True)).result(20)
+    moka.wait(lambda: view.state == "parked", what="parked")
+
+    async def back() -> None:
+        host.remount(view)
+    moka.core.submit(back()).result(10)
+    moka.wait(lambda: view.state == "ready" and "result_sent" in view.timings, 30, "remounted")
+
+
+def test_values_survive_park_popout_restart_and_stay_per_server(moka_factory: Any, tmp_path: Path) -> None:
+    """localStorage per server and sessionStorage per view come back after every remount."""
+    with FakeOpenAIServer() as srv:
+        srv.tool_then_reply("keeper__remember", {"topic": "colors"}, "Remembering.")
+        settings = {"agent": {"backend": "ollama", "model": "fake-model", "baseUrls": {"ollama": srv.base_url}}}
+        moka: Moka = moka_factory({"keeper": SERVER, "other": SERVER}, **settings)
+        page = moka.open("chat")
+        page.fill("#composer", "remember my colors")
+        page.keyboard.press("Enter")
+        page.locator('.tool-card [data-decision="once"]').click(timeout=20000)  # no annotations: Moka asks
+        view = moka.wait_view_ready("remember")
+        assert view.record_id  # a chat view: its sessionStorage is kept with the conversation
+        first = boot(moka, view.id)
+        assert first == {"local": {}, "session": {}}
+        write(moka, view.id, "localStorage.setItem('color', 'blue'); localStorage.shape = 'round';"
+                             "sessionStorage.setItem('draft', 'hello </script><!-- \\u2028 world');"
+                             "[localStorage.length, Object.keys(localStorage).sort().join(','), 'shape' in localStorage]")
+        assert json.loads(json.dumps(moka.frame(view.id).evaluate(
+            "[localStorage.length, Object.keys(localStorage).sort(), localStorage.key(0), localStorage.getItem('x'),"
+            " sessionStorage.draft]"))) == [3, ["color", "loads", "shape"], "loads", None, "hello </script><!-- \u2028 world"]
+        assert stored(moka, "keeper")["localItems"] == 3 and stored(moka, "keeper")["sessionItems"] == 1
+
+        # 1. parked and remounted
+        remount_parked(moka, view)
+        again = boot(moka, view.id)
+        assert again["local"] == {"color": "blue", "shape": "round", "loads": "1"}
+        assert again["session"] == {"draft": "hello </script><!-- \u2028 world"}
+
+        # 2. popped out (a window of its own) and back inline
+        with moka.context.expect_page() as popup_info:
+            moka.call("view.setDisplayMode", {"viewId": view.id, "mode": "popout"})
+        popup = popup_info.value
+        popup.wait_for_load_state()
+        frame = moka.wait(lambda: next((f for f in popup.frames if f"/view/{view.id}" in f.url), None), 20, "pop-out frame")
+        frame.wait_for_selector('body[data-state="ready"]', state="attached", timeout=20000)
+        out = frame.evaluate("window.boot")
+        assert out["local"]["color"] == "blue" and out["local"]["loads"] == "2"
+        assert out["session"] == {"draft": "hello </script><!-- \u2028 world"}
+        frame.evaluate("sessionStorage.setItem('step', 'in the pop-out')")
+        moka.wait(lambda: stored(moka, "keeper")["sessionItems"] == 2, what="the pop-out's write")
+        popup.close()
+        moka.wait(lambda: view.display_mode == "inline", 20, "back inline")
+        moka.wait(lambda: any(f"/view/{view.id}" in f.url for f in page.frames), 20, "inline frame again")
+        back = boot(moka, view.id)
+        assert back["session"] == {"draft": "hello </script><!-- \u2028 world", "step": "in the pop-out"}
+        assert back["local"]["loads"] == "3"
+
+        # 3. a second server's view sees nothing of the first's, and writes its own
+        moka.call("tools.run", {"server": "other", "tool": "remember", "arguments": {}})
+        other = moka.wait(lambda: next((v for v in moka.views() if v.server == "other" and v.state == "ready"), None),
+                          30, "the other server's view")
+        assert boot(moka, other.id) == {"local": {}, "session": {}}
+        write(moka, other.id, "localStorage.setItem('color', 'red')")
+        assert moka.frame(view.id).evaluate("localStorage.color") == "blue"
+        assert stored(moka, "other")["localItems"] == 2
+
+    # 4. Moka restarts; the conversation is reopened and its view opened again
+    record_id = view.record_id
+    moka.close()
+    moka.core.stop()
+    moka2: Moka = moka_factory({"keeper": SERVER, "other": SERVER})
+    page = moka2.open("chat")
+    page.locator(".conv-item .conv-open").first.click()
+    note = page.locator(f'.view-closed-note[data-record-id="{record_id}"] button')
+    note.click()
+    reopened = moka2.wait_view_ready("remember")
+    assert reopened.record_id == record_id and reopened.id != view.id
+    after = boot(moka2, reopened.id)
+    assert after["local"] == {"color": "blue", "shape": "round", "loads": "4"}  # its fourth load
+    assert after["session"] == {"draft": "hello </script><!-- \u2028 world", "step": "in the pop-out"}
+
+
+def test_quota_error_storage_event_and_clearing_from_the_card(moka_factory: Any) -> None:
+    """Over 5 Mi characters is a QuotaExceededError; other views get `storage`; the card clears."""
+    moka: Moka = moka_factory({"keeper": SERVER})
+    page = moka.open("runner")
+    moka.call("tools.run", {"server": "keeper", "tool": "remember", "arguments": {}})
+    a = moka.wait_view_ready("remember")
+    moka.call("tools.run", {"server": "keeper", "tool": "remember", "arguments": {"topic": "b"}})
+    b = moka.wait(lambda: next((v for v in moka.views() if v.id != a.id and v.state == "ready"
+                                and "result_sent" in v.timings), None), 30, "second view")
+    boot(moka, a.id)
+    boot(moka, b.id)
+    outcome = write(moka, a.id, """(() => {
+        const out = {};
+        try { localStorage.setItem('big', 'x'.repeat(5 * 1024 * 1024)); out.big = 'stored'; }
+        catch (e) { out.big = [e.name, e instanceof DOMException, e.code]; }
+        localStorage.setItem('half', 'y'.repeat(2 * 1024 * 1024));
+        try { sessionStorage.setItem('more', 'z'.repeat(4 * 1024 * 1024)); out.session = 'stored'; }
+        catch (e) { out.session = e.name; }
+        try { localStorage.setItem('more', 'z'.repeat(4 * 1024 * 1024)); out.more = 'stored'; }
+        catch (e) { out.more = e.name; }
+        try { indexedDB.open('x'); out.idb = 'opened'; } catch (e) { out.idb = [e.name, e.message]; }
+        return out; })()""")
+    assert outcome["big"] == ["QuotaExceededError", True, 22]
+    assert outcome["session"] == "stored"  # sessionStorage has its own quota
+    assert outcome["more"] == "QuotaExceededError"
+    assert outcome["idb"][0] == "SecurityError" and "localStorage" in outcome["idb"][1]
+    moka.wait(lambda: moka.frame(b.id).evaluate("window.events.map((e) => e.key).join(',')").endswith("half"),
+              what="the storage event in the other view")
+    assert moka.frame(b.id).evaluate("localStorage.half.length") == 2 * 1024 * 1024
+    usage = stored(moka, "keeper")
+    assert usage["localItems"] == 2 and usage["sessionItems"] == 1  # 'loads' and 'half'; 'more'
+
+    moka.open("servers")
+    card = page.locator('.server-card[data-server="keeper"] .server-storage')
+    card.locator(".server-storage-text:has-text('3 items')").wait_for(timeout=10000)
+    SHOTS.mkdir(exist_ok=True)
+    moka.call("settings.set", {"key": "theme.mode", "value": "dark"})
+    page.wait_for_timeout(300)  # the theme transition, for the picture only
+    page.locator('.server-card[data-server="keeper"]').screenshot(path=str(SHOTS / "card-dark.png"))
+    moka.call("settings.set", {"key": "theme.mode", "value": "light"})
+    page.wait_for_timeout(300)
+    SHOTS.mkdir(exist_ok=True)
+    page.locator('.server-card[data-server="keeper"]').screenshot(path=str(SHOTS / "card.png"))
+    card.locator('[data-action="clear-storage"]').click()
+    page.locator("dialog[open] .btn-danger").click()
+    card.locator(".server-storage-text:has-text('Nothing stored')").wait_for(timeout=10000)
+    assert stored(moka, "keeper")["localItems"] == 0
+    moka.wait(lambda: moka.frame(a.id).evaluate("[localStorage.length, sessionStorage.length]") == [0, 0],
+              what="the live view's storage emptied")
+    problems = [p for v in (a, b) for p in v.problems]
+    assert problems == []  # storage traffic is never the view's fault
+    assert not [e for e in moka.ui_rpc(a.id) if e.get("method") == "moka/storage"]  # not logged as app traffic
