@@ -1,10 +1,11 @@
 // The Tool runner: pick a server and a tool, fill a form generated from its inputSchema (or
-// raw JSON), run it with no model involved, and see the result and its view below.
+// raw JSON), run it with no model involved, and see the result and its view below. A running
+// call shows the server's progress and questions in its entry, and has a Stop button.
 
 import { api } from "./api.js";
 import { h, append, clear } from "./dom.js";
 import { icon } from "./icons.js";
-import { button, badge, emptyState } from "./ui.js";
+import { button, badge, emptyState, toastError } from "./ui.js";
 import { createSchemaForm } from "./schema-form.js";
 import { renderToolResult } from "./toolcard.js";
 import { jsonView } from "./json.js";
@@ -119,18 +120,27 @@ function readArguments() {
 
 // ---- runs and results ----------------------------------------------------------------------
 
-function newEntry(server, tool, args) {
+let runSeq = 0;
+const newRunId = () => `run-${Date.now().toString(36)}-${++runSeq}`;
+
+function newEntry(server, tool, args, runId = null) {
   const status = badge("Running", "info");
   const views = h("div", { class: "runner-views" });
   const body = h("div", { class: "runner-result-body" }, h("div", { class: "row muted small" }, h("span", { class: "spinner" }), "Waiting for the server…"));
-  const el = h("article", { class: "card runner-result", "data-server": server, "data-tool": tool },
+  // Stop cancels the call as the chat's Stop does: the server is told (notifications/cancelled).
+  const stop = runId ? button("Stop", { small: true, variant: "secondary", icon: "stop",
+    "aria-label": `Stop ${tool}`, onclick: () => stopRun(entry) }) : null;
+  stop?.classList.add("runner-stop");
+  const el = h("article", { class: "card runner-result", "data-server": server, "data-tool": tool, "data-run-id": runId || undefined },
     h("header", { class: "runner-result-head" },
       icon("tool", { size: 15, className: "tone-muted" }), h("code", { class: "tool-name", text: tool }),
       h("span", { class: "tool-server", text: `on ${server}` }), h("span", { class: "grow" }),
-      h("span", { class: "muted small", text: new Date().toLocaleTimeString() }), status),
+      h("span", { class: "muted small", text: new Date().toLocaleTimeString() }), status, stop),
     args ? h("details", { class: "fold runner-args" }, h("summary", {}, icon("chevron", { size: 14 }), "Arguments"), jsonView(args)) : null,
+    // A server's question (js/elicitation.js) and its progress (js/progress.js) while the call runs.
+    h("div", { class: "runner-elicit" }), h("div", { class: "runner-progress", hidden: true }),
     body, views);
-  const entry = { server, tool, el, status, body, views, running: true, hasView: false };
+  const entry = { server, tool, el, status, body, views, stop, runId, running: true, hasView: false };
   runs.unshift(entry);
   results.querySelector(".empty")?.remove();
   results.prepend(el);
@@ -141,12 +151,18 @@ async function run() {
   if (!current) return;
   const args = readArguments();
   if (args === null) return;
-  const entry = newEntry(current.server, current.name, args);
+  const runId = newRunId();
+  const entry = newEntry(current.server, current.name, args, runId);
   const started = performance.now();
   runBtn.disabled = true;
   setTimeout(() => { runBtn.disabled = !current; }, 300); // guard against double clicks, not against re-runs
   try {
-    const res = await api.call("tools.run", { server: current.server, tool: current.name, arguments: args });
+    const res = await api.call("tools.run", { server: current.server, tool: current.name, arguments: args, runId });
+    if (res?.stopped) {
+      entry.status.replaceWith(entry.status = badge("Stopped", "neutral"));
+      clear(entry.body).append(h("p", { class: "muted small runner-stopped", text: "Stopped. The server was told to cancel the call." }));
+      return;
+    }
     const ms = Math.round(performance.now() - started);
     const isError = Boolean(res?.result?.isError);
     entry.status.replaceWith(entry.status = badge(isError ? `Tool error · ${ms} ms` : `Done · ${ms} ms`, isError ? "warning" : "success"));
@@ -157,6 +173,23 @@ async function run() {
     clear(entry.body).append(h("div", { class: "tool-error", role: "alert" }, icon("alert", { size: 14 }), h("span", { text: err.message })));
   } finally {
     entry.running = false;
+    entry.stop?.remove();
+    clearSlot(entry.el.querySelector(".runner-progress"));
+  }
+}
+
+function clearSlot(slot) {
+  if (slot) { clear(slot); slot.hidden = true; }
+}
+
+async function stopRun(entry) {
+  if (!entry.running || !entry.runId) return;
+  entry.stop.disabled = true;
+  try {
+    await api.call("tools.stop", { runId: entry.runId });
+  } catch (err) {
+    entry.stop.disabled = false;
+    toastError(err);
   }
 }
 

@@ -1,5 +1,6 @@
 // Tool-call cards (chat) and tool results (chat and Tool runner): name, server, arguments
-// and result folded in <details>, errors in place, and a slot where the call's views mount.
+// and result folded in <details>, errors in place, slots for the server's questions and progress
+// while the call runs, and a slot where the call's views mount.
 
 import { h, clear } from "./dom.js";
 import { icon } from "./icons.js";
@@ -73,12 +74,15 @@ export function createToolCard(call) {
     details: h("div", { class: "tool-details" }),
     error: h("div", { class: "tool-error", role: "alert", hidden: true }),
     approval: h("div", { class: "tool-approval" }),
+    // A server's question (js/elicitation.js) and its progress (js/progress.js) while the call runs.
+    elicit: h("div", { class: "tool-elicit" }),
+    progress: h("div", { class: "tool-progress", hidden: true }),
     views: h("div", { class: "tool-views" }),
   };
   const p = card._parts;
   card.append(
     h("div", { class: "tool-head" }, p.icon, icon("tool", { size: 14, className: "tone-muted" }), p.name, p.server, h("span", { class: "grow" }), p.status),
-    p.approval, p.details, p.error, p.views);
+    p.approval, p.elicit, p.progress, p.details, p.error, p.views);
   updateToolCard(card, call);
   return card;
 }
@@ -98,6 +102,8 @@ export function updateToolCard(card, call) {
   if (!waiting) { delete merged.approval; clear(p.approval); card._approvalFor = null; }
   else if (card._approvalFor !== merged.id) { clear(p.approval).append(approvalPanel(merged)); card._approvalFor = merged.id; }
   p.details.hidden = Boolean(waiting);
+  // Progress belongs to a running call; a question ends with its call (elicitation.done also says so).
+  if (merged.status !== "running") { clear(p.progress); p.progress.hidden = true; clear(p.elicit); card.classList.remove("is-asking"); }
   // Rebuild the folds only when their data changed, so an open <details> stays open.
   const argsKey = JSON.stringify(merged.arguments ?? null);
   const resultKey = merged.result === undefined ? "" : JSON.stringify(merged.result);
