@@ -18,6 +18,7 @@ from moka_shell.bridge.app import AppMethods
 from moka_shell.bridge.calls import CallMethods
 from moka_shell.bridge.chat import ChatMethods
 from moka_shell.bridge.inspector import InspectorMethods
+from moka_shell.bridge.server_extras import ServerExtraMethods
 from moka_shell.bridge.servers import ServerMethods
 from moka_shell.bridge.settings import SettingsMethods
 from moka_shell.bridge.views import ViewMethods
@@ -37,7 +38,8 @@ class Bridge:
     def __init__(self, app: MokaApp) -> None:
         self.methods: dict[str, Method] = {}
         for area in (AppMethods(app), ServerMethods(app), ViewMethods(app), InspectorMethods(app),
-                     ChatMethods(app), SettingsMethods(app), CallMethods(app), WindowMethods(app)):
+                     ChatMethods(app), SettingsMethods(app), CallMethods(app), WindowMethods(app),
+                     ServerExtraMethods(app)):
             self.methods.update(area.methods())
 
     async def handle(self, frame: Any) -> dict[str, Any] | None:

@@ -12,6 +12,7 @@ import httpx2
 from mcp.client.streamable_http import streamable_http_client
 
 from moka_shell.config import SELF_COMMAND, ServerConfig, self_command
+from moka_shell.core.mcp.http_diagnostics import error_reporter
 from moka_shell.core.mcp.oauth import connection_auth, find_sign_in_required, uses_oauth
 from moka_shell.core.mcp.stdio_client import StdioLaunch, stdio_streams
 from moka_shell.errors import ServerError
@@ -62,15 +63,16 @@ class HttpTransport:
     def open(self, config: ServerConfig, errlog: TextIO) -> AbstractAsyncContextManager[Any]:
         """The mcp transport for this config."""
         assert config.url is not None
-        return _http_streams(config.url, config.headers)
+        return _http_streams(config.url, config.headers, errlog)
 
 
 @asynccontextmanager
-async def _http_streams(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
+async def _http_streams(url: str, headers: dict[str, str], errlog: TextIO) -> AsyncIterator[Any]:
     # OAuth only acts on a 401; a server given its own Authorization header is left alone.
     auth = connection_auth(url) if uses_oauth(headers) else None
+    # HTTP errors are written to the server's log with their status and body (finding R1.19).
     async with httpx2.AsyncClient(headers=headers or None, timeout=httpx2.Timeout(30.0, read=300.0),
-                                  auth=auth) as client:
+                                  auth=auth, event_hooks={"response": [error_reporter(errlog)]}) as client:
         try:
             # UI resources are single inlined HTML files, often over 1 MiB: lift the SSE event cap.
             async with streamable_http_client(url, http_client=client, max_sse_event_size=None) as streams:

@@ -18,6 +18,7 @@ import logging
 import os
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -34,11 +35,13 @@ from moka_shell.core.mcp.coalesce import Coalesced
 from moka_shell.core.mcp.elicitation import Elicitor, sdk_callback
 from moka_shell.core.mcp.listing import has_capability, read_listing
 from moka_shell.core.mcp.logging_transport import LoggingTransport
+from moka_shell.core.mcp.oauth import auth_state
 from moka_shell.core.mcp.progress import CallTracker
 from moka_shell.core.mcp.requests import ServerRequests
 from moka_shell.core.mcp.sdk import describe_exception, dump, quiet_sdk_logs
 from moka_shell.core.mcp.session_events import LOG_INFO_LINES, LOG_LEVELS, SessionEvents
 from moka_shell.core.mcp.stderr import INFO_LINES, StderrTail, pump
+from moka_shell.core.mcp.stdio_client import EXIT_PREFIX
 from moka_shell.core.mcp.transport import Transport
 from moka_shell.core.mcp.ui_resources import UiCache
 from moka_shell.errors import InvalidParamsError, MokaError, SignInRequiredError
@@ -85,6 +88,8 @@ class ServerConnection(ServerRequests, SessionEvents):
         self._task: asyncio.Task[None] | None = None
         self._list_changed_task: asyncio.Task[None] | None = None
         self._refresher = Coalesced(self._refresh_now, LIST_CHANGED_DEBOUNCE)
+        self.exit_reason: str | None = None  # how the process of the current connection ended, when it did
+        self._exited = asyncio.Event()
         self._init_events()
         # Set by MokaApp: answers sampling/createMessage from this server (after consent).
         self.sampler: Callable[[str, dict[str, Any]], Any] | None = None
@@ -258,7 +263,7 @@ class ServerConnection(ServerRequests, SessionEvents):
                 pass
         if self.exit_reason and self.exit_reason not in message:
             message += f": {self.exit_reason}"
-        last = [line[:300] for line in self.stderr.last(3) if line.strip()]
+        last = [line[:300] for line in self.stderr.last(3) if line.strip() and not line.startswith(EXIT_PREFIX)]
         return message + (f" — stderr: {' | '.join(last)}" if last else "")
 
     async def _park(self) -> None:
@@ -274,6 +279,10 @@ class ServerConnection(ServerRequests, SessionEvents):
 
         def on_line(line: str) -> None:
             self.stderr.append(line)
+            if line.startswith(EXIT_PREFIX):  # the stdio transport's report of how the process ended
+                self.exit_reason = line[len(EXIT_PREFIX):]
+                if loop is not None and not loop.is_closed():
+                    loop.call_soon_threadsafe(self._exited.set)
             if loop is not None and not loop.is_closed():
                 try:
                     loop.call_soon_threadsafe(functools.partial(self.inspector.record, "server", {"stderr": line},
@@ -330,7 +339,9 @@ class ServerConnection(ServerRequests, SessionEvents):
         if (client.protocol_version or "") >= "2026-07-28" or not has_capability(client, "logging"):
             return
         try:
-            await client.set_logging_level(self.log_level)  # type: ignore[arg-type]
+            with warnings.catch_warnings():  # deprecated in 2026-07-28, but the way to ask a 2025-11-25 server
+                warnings.simplefilter("ignore")
+                await client.set_logging_level(self.log_level)  # type: ignore[arg-type]
         except Exception as exc:  # a server that refuses keeps its own default
             self.inspector.record("server", {"error": f"logging/setLevel failed: {describe_exception(exc)}"},
                                   server=self.name, method="logging/setLevel")
@@ -358,6 +369,8 @@ class ServerConnection(ServerRequests, SessionEvents):
                                "logLevel": self.log_level, "logs": list(self.logs)[-LOG_INFO_LINES:]}
         if self.error:
             out["error"] = self.error
+        if (auth := auth_state(self.config.url, self.config.headers)) is not None:  # OAuth: signed-in/-out
+            out["auth"] = auth
         if self.protocol_version:
             out["protocolVersion"] = self.protocol_version
         if self.instructions:

@@ -18,7 +18,6 @@ from mcp import Client
 
 from moka_shell.core.mcp.coalesce import Coalesced
 from moka_shell.core.mcp.sdk import describe_exception, dump
-from moka_shell.core.mcp.stdio_client import ServerExited
 from moka_shell.errors import MokaError, to_jsonrpc
 from moka_shell.inspector import Inspector
 
@@ -55,18 +54,12 @@ class SessionEvents:
 
     def _init_events(self) -> None:
         self.logs: deque[dict[str, Any]] = deque(maxlen=LOG_LINES)
-        self.exit_reason: str | None = None  # how the process of the current connection ended, when it did
-        self._exited = asyncio.Event()
         self._log_notice = Coalesced(self._logs_changed, 0.5)
 
     async def _refresh_now(self) -> bool:  # provided by ServerConnection
         raise NotImplementedError
 
     async def _on_message(self, message: Any) -> None:
-        if isinstance(message, ServerExited):
-            self.exit_reason = str(message)
-            self._exited.set()
-            return
         if isinstance(message, Exception):  # reported by the transport (recorded by LoggingTransport)
             return
         if isinstance(message, types.ServerNotification):

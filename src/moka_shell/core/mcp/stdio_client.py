@@ -5,13 +5,15 @@ The SDK's ``stdio_client`` rebuilds its buffer for every chunk (quadratic in a l
 and has no limit on a line's size. This reader finds newlines in bytes as they arrive (linear),
 drops any message over ``MAX_MESSAGE_BYTES`` without building it (a reply is answered with a clear
 error for its request id, so the caller does not wait out its timeout), replaces invalid UTF-8 and
-reports it (R1.6), and, when the process ends, says how: ``ServerExited`` carries the exit code or
-signal into the session's ``message_handler``.
+reports it (R1.6), and, when the process ends, says how: a line ``EXIT_PREFIX`` + "the server process
+exited with code 3" is written to the server's stderr log before that log ends, so the reason is
+there when the connection notices the end (R1.9).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import sys
@@ -31,15 +33,8 @@ MAX_MESSAGE_BYTES = 32 * 1024 * 1024  # one JSON-RPC message from a server; bigg
 HEAD_BYTES = 4096  # what is kept of a dropped message, to find its id
 GRACE_SECONDS = 2.0  # after stdin closes, before the process tree is terminated
 EXIT_WAIT_SECONDS = 2.0  # after stdout's EOF, for the exit status to be known
+EXIT_PREFIX = "[moka] "  # marks Moka's own line in a server's stderr log
 _ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,200}")')
-
-
-class ServerExited(Exception):
-    """The server process ended; ``str()`` says with which code or signal."""
-
-    def __init__(self, returncode: int | None) -> None:
-        self.returncode = returncode
-        super().__init__(describe_returncode(returncode))
 
 
 class StdoutProblem(Exception):
@@ -158,6 +153,9 @@ async def stdio_streams(launch: StdioLaunch, errlog: TextIO,
         return
     process = await anyio.open_process([launch.command, *launch.args], env=get_default_environment() | (launch.env or {}),
                                        stderr=errlog, cwd=launch.cwd, start_new_session=True)
+    # Our own handle on the stderr log: the exit status is written there, then closed, so the log's
+    # end (which tells the connection the server is gone) comes after the reason.
+    report_fd: list[int] = [os.dup(errlog.fileno())]
     to_session, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     write_stream, from_session = anyio.create_memory_object_stream[SessionMessage](16)
 
@@ -172,9 +170,9 @@ async def stdio_streams(launch: StdioLaunch, errlog: TextIO,
                         items = [too_large(*line, limit)] if isinstance(line, tuple) else parse_line(line)
                         for item in items:
                             await to_session.send(item)
-            with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-                await _wait_exit(process, EXIT_WAIT_SECONDS)
-                await to_session.send(ServerExited(process.returncode))
+            if await _wait_exit(process, EXIT_WAIT_SECONDS):
+                _report(report_fd, EXIT_PREFIX + describe_returncode(process.returncode))
+            _report(report_fd, None)
 
     async def writer() -> None:
         assert process.stdin is not None
@@ -192,9 +190,22 @@ async def stdio_streams(launch: StdioLaunch, errlog: TextIO,
         finally:
             with anyio.CancelScope(shield=True):
                 await _stop(process)
+                _report(report_fd, None)
                 for stream in (read_stream, write_stream):
                     await stream.aclose()
             tg.cancel_scope.cancel()
+
+
+def _report(fd: list[int], line: str | None) -> None:
+    """Write ``line`` to the stderr log; ``None`` closes Moka's handle on it (once)."""
+    if not fd:
+        return
+    with suppress(OSError):
+        if line is not None:
+            os.write(fd[0], (line + "\n").encode("utf-8"))
+            return
+        os.close(fd[0])
+    fd.clear()
 
 
 async def _stop(process: Process) -> None:
