@@ -9,6 +9,7 @@ import { store } from "./store.js";
 import { serverDialog, serverTarget } from "./server-dialog.js";
 import { authButton, statusLabel } from "./server-auth.js";
 import { storageLine } from "./server-storage.js";
+import { instructionsFold } from "./server-instructions.js";
 
 const addDialog = () => serverDialog();
 
@@ -61,6 +62,7 @@ function serverCard(s) {
     h("dl", { class: "server-facts" }, facts.map(([k, v]) => h("div", {}, h("dt", { text: k }), h("dd", { text: v || "—", title: v || "" })))),
     storageLine(s.name),
     s.error ? h("div", { class: "server-error", role: "alert" }, icon("alert", { size: 15 }), h("div", { class: "grow" }, h("strong", { text: "Last error" }), h("p", { text: s.error }))) : null,
+    instructionsFold(s),
     stderr.length ? h("details", { class: "fold server-stderr" },
       h("summary", {}, icon("chevron", { size: 14 }), `stderr (${stderr.length} line${stderr.length === 1 ? "" : "s"})`),
       h("pre", { class: "block", text: stderr.slice(-STDERR_LINES).join("\n") })) : null,
