@@ -153,3 +153,20 @@ def test_the_schema_check_can_fail() -> None:
     with pytest.raises(AssertionError):
         validate_junit(ET.fromstring('<testsuites><testsuite name="x" tests="1" failures="0" errors="0" '
                                      'time="1 s"/></testsuites>'))
+
+
+@pytest.mark.gui
+def test_the_webview_engine_watches_too_and_says_what_it_lacks(tmp_path: Path) -> None:
+    """--engine webview: the late throw still fails; screenshots and the frame probe are named as lacking."""
+    proc = moka(tmp_path, LATE, "check", "late", "--engine", "webview", "--json", "--timeout", "20",
+                "--screenshot", str(tmp_path / "shots"), "--junit", str(tmp_path / "w.xml"), "--profile", "moka,vscode")
+    report = json.loads(proc.stdout)
+    assert proc.returncode == 1 and report["engine"] == "webview", proc.stderr[-3000:]
+    views = {(v["tool"], v["profile"]): v for v in report["views"]}
+    assert classes(views[("throws_late", "vscode")]) == ["thrown-error"]
+    assert classes(views[("csp_late", "moka")]) == ["csp-blocked"]
+    assert views[("good", "moka")]["ok"] and views[("good", "moka")]["screenshots"] == {}
+    assert classes(views[("never_sized", "moka")], "warning") == ["never-sized"]
+    lacks = " ".join(report["engineLacks"])
+    assert "screenshots" in lacks and "look inside the view's frame" in lacks
+    validate_junit(ET.parse(tmp_path / "w.xml").getroot())

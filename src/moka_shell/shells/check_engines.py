@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
@@ -68,8 +69,14 @@ class UrlEngine(Engine):
 
 
 def chromium_path() -> str | None:
-    """Debian's Chromium, or MOKA_CHROMIUM."""
+    """MOKA_CHROMIUM, or the system's Chromium (None: Playwright's own, if installed)."""
     return os.environ.get("MOKA_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _playwright_chromium() -> bool:
+    """Has ``playwright install chromium`` put a Chromium where Playwright looks?"""
+    root = Path(os.environ.get("PLAYWRIGHT_BROWSERS_PATH") or Path.home() / ".cache" / "ms-playwright")
+    return root.is_dir() and any(p.name.startswith("chromium") for p in root.iterdir())
 
 
 def pick_engine(engine: str) -> str:
@@ -80,7 +87,7 @@ def pick_engine(engine: str) -> str:
         import playwright  # noqa: F401
     except ImportError:
         return "webview"
-    return "chromium" if chromium_path() else "webview"
+    return "chromium" if chromium_path() or _playwright_chromium() else "webview"
 
 
 class ChromiumEngine(Engine):
