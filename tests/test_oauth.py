@@ -230,3 +230,32 @@ async def test_loopback_receiver_ignores_a_redirect_of_another_sign_in(tmp_path:
         assert (result.code, result.iss) == ("abc", "x")
     finally:
         await receiver.close()
+
+
+@pytest.mark.anyio
+async def test_insufficient_scope_keeps_the_connection_and_the_next_sign_in_asks_for_more(
+        no_keyring: Path, oauth_server: OAuthServer) -> None:
+    """Step-up: a 403 insufficient_scope fails that call in the server's words, the connection stays ready,
+    the card says more access is wanted, and the next sign-in asks for the union of scopes."""
+    await sign_in(oauth_server.url, "remote", browser_opens)
+    mgr = ServerManager(PluginHost().registry("transports"), Inspector(no_keyring / "inspector"))
+    mgr.load({"remote": ServerConfig(url=oauth_server.url)})
+    mgr.start_all()
+    conn = mgr.get("remote")
+    try:
+        assert await conn.wait_ready(30), conn.error
+        assert conn.info()["auth"] == "signed-in"
+        with pytest.raises(ToolCallError, match="needs the admin scope"):
+            await conn.call_tool("admin_report", {})
+        assert conn.status == "ready" and conn.generation == 1
+        assert (await conn.call_tool("whoami", {}))["content"][0]["text"] == "oauth-test says hello"
+        assert conn.info()["auth"] == "step-up"
+
+        await sign_in(oauth_server.url, "remote", browser_opens)
+        assert set(oauth_server.state()["authorizations"][-1]["scope"].split()) == {"mcp", "admin"}
+        assert conn.info()["auth"] == "signed-in"
+        await conn.restart()
+        assert await conn.wait_ready(30), conn.error
+        assert (await conn.call_tool("admin_report", {}))["content"][0]["text"] == "the admin report"
+    finally:
+        await mgr.stop_all()

@@ -2,7 +2,8 @@
 
     python oauth_server.py PORT
 
-- ``/mcp``: streamable HTTP MCP (tools ``whoami``, ``echo``). Without a valid bearer token it answers
+- ``/mcp``: streamable HTTP MCP (tools ``whoami``, ``echo``, and ``admin_report``, which needs the ``admin``
+  scope: without it the call is answered 403 ``insufficient_scope``, for step-up). Without a valid bearer token it answers
   401 with ``WWW-Authenticate: Bearer resource_metadata=…`` (RFC 9728).
 - ``/.well-known/oauth-protected-resource/mcp``: protected resource metadata naming the issuer
   ``http://127.0.0.1:PORT/as``.
@@ -62,6 +63,12 @@ def echo(text: str) -> str:
     return text
 
 
+@mcp.tool()
+def admin_report() -> str:
+    """Needs the `admin` scope: without it the call is answered 403 insufficient_scope (step-up)."""
+    return "the admin report"
+
+
 def _error(code: str, description: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": code, "error_description": description}, status_code=status)
 
@@ -77,7 +84,7 @@ async def as_metadata(_request: Request) -> Response:
         "registration_endpoint": f"{ISSUER}/register", "revocation_endpoint": f"{ISSUER}/revoke",
         "response_types_supported": ["code"], "grant_types_supported": ["authorization_code", "refresh_token"],
         "code_challenge_methods_supported": ["S256"], "token_endpoint_auth_methods_supported": ["none"],
-        "scopes_supported": ["mcp"], "authorization_response_iss_parameter_supported": True,
+        "scopes_supported": ["mcp", "admin"], "authorization_response_iss_parameter_supported": True,
     })
 
 
@@ -215,6 +222,16 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
                 challenge += ', error="invalid_token"'
             response = JSONResponse({"error": "invalid_token"}, status_code=401,
                                     headers={"WWW-Authenticate": challenge})
+            await response(scope, receive, send)
+            return
+        granted = state["access"][auth[len("Bearer "):]]["scope"].split()
+        state["seen_headers"] = {k: v for k, v in headers.items() if k.startswith("mcp-")}
+        if headers.get("mcp-name") == "admin_report" and "admin" not in granted:
+            challenge = (f'Bearer error="insufficient_scope", scope="mcp admin", resource_metadata="{PRM_URL}", '
+                         'error_description="admin_report needs the admin scope"')
+            body = {"jsonrpc": "2.0", "id": None,
+                    "error": {"code": -32001, "message": "admin_report needs the admin scope (insufficient_scope)"}}
+            response = JSONResponse(body, status_code=403, headers={"WWW-Authenticate": challenge})
             await response(scope, receive, send)
             return
         state["mcp_ok"] += 1

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -22,6 +22,7 @@ import anyio
 import httpx2
 from mcp.client.auth import OAuthClientProvider, OAuthFlowError
 from mcp.client.auth.oauth2 import OAuthContext
+from mcp.client.auth.utils import extract_field_from_www_auth, extract_scope_from_www_auth, union_scopes
 from mcp.shared.auth import (AuthorizationCodeResult, OAuthClientMetadata, OAuthMetadata, OAuthToken,
                              ProtectedResourceMetadata)
 
@@ -75,6 +76,14 @@ class MokaOAuthProvider(OAuthClientProvider):
         self.context = _Context(**{f.name: getattr(ctx, f.name) for f in dataclasses.fields(ctx)})
         self.store = store
 
+    async def _perform_authorization_code_grant(self) -> tuple[str, str]:
+        # A step-up noted by a connection (a 403 insufficient_scope) is asked for now, with what was
+        # granted before (SEP-2350): the 401 that starts a sign-in names only the base scope.
+        wanted = self.store.record().get("stepUpScope")
+        if isinstance(wanted, str):
+            self.context.client_metadata.scope = union_scopes(self.context.client_metadata.scope, wanted)
+        return await super()._perform_authorization_code_grant()
+
     async def _initialize(self) -> None:
         await super()._initialize()
         # The SDK forgets when a loaded token expires; without this a new process presents an
@@ -95,6 +104,36 @@ class MokaOAuthProvider(OAuthClientProvider):
                     record["resourceMetadata"])
         except ValueError:  # not what we wrote: discover again on the next 401
             self.context.oauth_metadata = self.context.protected_resource_metadata = None
+
+
+def _is_step_up(response: httpx2.Response) -> bool:
+    return response.status_code == 403 and extract_field_from_www_auth(response, "error") == "insufficient_scope"
+
+
+class _ConnectionProvider(MokaOAuthProvider):
+    """A connection's auth: a 401 that needs a person raises SignInRequiredError (the connection waits
+    for a sign-in); a 403 ``insufficient_scope`` is noted for the next sign-in and handed back, so one
+    operation fails with the server's words and the connection stays up."""
+
+    async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        """The SDK's flow, with a step-up that needs a person turned into the 403 it answered."""
+        flow = super().async_auth_flow(request)
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                response = yield outgoing
+                try:
+                    outgoing = await flow.asend(response)
+                except SignInRequiredError:
+                    if outgoing is not request or not _is_step_up(response):
+                        raise
+                    granted = self.context.current_tokens.scope if self.context.current_tokens else None
+                    self.store.remember(stepUpScope=union_scopes(granted, extract_scope_from_www_auth(response)))
+                    return  # httpx2 returns this 403 to the transport
+        except StopAsyncIteration:
+            return
+        finally:
+            await flow.aclose()
 
 
 def uses_oauth(headers: dict[str, str]) -> bool:
@@ -130,7 +169,7 @@ def connection_auth(url: str) -> MokaOAuthProvider:
     async def never() -> AuthorizationCodeResult:  # needs_person always raises first
         raise SignInRequiredError("this server needs a sign-in")
 
-    return MokaOAuthProvider(store, _redirect_uri(store), needs_person, never)
+    return _ConnectionProvider(store, _redirect_uri(store), needs_person, never)
 
 
 def find_sign_in_required(exc: BaseException) -> SignInRequiredError | None:
@@ -198,6 +237,7 @@ async def sign_in(url: str, label: str, open_url: Callable[[str], Awaitable[None
                    revocationEndpoint=str(revocation) if revocation else None,
                    asMetadata=meta.model_dump(mode="json", exclude_none=True) if meta else None,
                    resourceMetadata=prm.model_dump(mode="json", exclude_none=True) if prm else None)
+    store.remember(stepUpScope=None)
     tokens = await store.get_tokens()
     return {"issuer": store.record().get("issuer"), "scope": tokens.scope if tokens else None, "storage": where()}
 
@@ -228,7 +268,11 @@ async def sign_out(url: str) -> dict[str, Any]:
 
 
 def auth_state(url: str | None, headers: dict[str, str]) -> str | None:
-    """``signed-in``, ``signed-out``, or None for a server Moka does not sign in to (stdio, own header)."""
+    """``signed-in``, ``step-up`` (signed in, but an operation asked for more scope), ``signed-out``,
+    or None for a server Moka does not sign in to (stdio, its own Authorization header)."""
     if not url or not uses_oauth(headers):
         return None
-    return "signed-in" if OAuthStore(url).signed_in() else "signed-out"
+    record = OAuthStore(url).record()
+    if not isinstance(record.get("tokens"), dict):
+        return "signed-out"
+    return "step-up" if record.get("stepUpScope") else "signed-in"

@@ -17,8 +17,10 @@ export function statusLabel(status) {
 
 /** The card's Sign in / Sign out button, or null for a server Moka does not sign in to. */
 export function authButton(s) {
-  if (s.status === "signin") {
-    const label = waiting.has(s.name) ? "Waiting for sign-in…" : "Sign in";
+  // "step-up": signed in, but an operation needed more access (403 insufficient_scope); a new
+  // sign-in asks for it.
+  if (s.status === "signin" || s.auth === "step-up") {
+    const label = waiting.has(s.name) ? "Waiting for sign-in…" : s.status === "signin" ? "Sign in" : "Sign in for more access";
     const btn = button(label, { small: true, icon: "key", variant: "primary", "data-action": "sign-in" });
     btn.addEventListener("click", () => signIn(s.name, btn));
     return btn;
