@@ -19,6 +19,8 @@ APT_PACKAGES=(
   chromium
   # a virtual display for the GTK build's smoke test; git/node for a bare machine
   xvfb xauth git ca-certificates
+  # the desktop test under Xvfb presses real keys
+  xdotool
 )
 
 need_apt=()

@@ -24,10 +24,13 @@ def _qt_view(window: Any) -> Any:
 
 
 def on_gui_thread(fn: Callable[[], None], wait: float = 5.0) -> bool:
-    """Run ``fn`` on Qt's GUI thread and wait for it; False when Qt is not running."""
+    """Run ``fn`` on Qt's GUI thread and wait for it; False when Qt is not running.
+
+    An exception ``fn`` raises is raised here, in the caller's thread.
+    """
     global _invoker
     try:
-        from qtpy.QtCore import QCoreApplication, QObject, Signal
+        from qtpy.QtCore import QCoreApplication, QObject, Signal, Slot
     except ImportError:
         return False
     qapp = QCoreApplication.instance()
@@ -41,25 +44,33 @@ def on_gui_thread(fn: Callable[[], None], wait: float = 5.0) -> bool:
             class Invoker(QObject):  # one per process, living on the GUI thread
                 call = Signal(object)
 
-                def __init__(self) -> None:
-                    super().__init__()
-                    self.call.connect(self.run)
-
+                # A declared slot: PyQt connects a plain Python method through a helper object in
+                # the *connecting* thread, and the call would then run there, not on the GUI thread.
+                @Slot(object)
                 def run(self, job: Any) -> None:
                     job()
 
-            _invoker = Invoker()
-            _invoker.moveToThread(qapp.thread())
+            invoker = Invoker()
+            invoker.moveToThread(qapp.thread())
+            invoker.call.connect(invoker.run)
+            _invoker = invoker
     done = threading.Event()
+    failed: list[BaseException] = []
 
     def job() -> None:
+        # An exception escaping a slot makes PyQt abort the whole process: carry it back instead.
         try:
             fn()
+        except BaseException as exc:
+            failed.append(exc)
         finally:
             done.set()
 
     _invoker.call.emit(job)
-    return done.wait(wait)
+    finished = done.wait(wait)
+    if failed:
+        raise failed[0]
+    return finished
 
 
 def edit_action(window: Any, name: str) -> bool:

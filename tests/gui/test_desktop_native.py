@@ -1,0 +1,67 @@
+"""The desktop app under a real X server (Xvfb): title, native menu, a shortcut, icon, notification."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.gui
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture
+def xvfb() -> Iterator[str]:
+    """A private Xvfb display; the number comes back through -displayfd."""
+    if shutil.which("Xvfb") is None:
+        pytest.skip("Xvfb is not installed (scripts/setup.sh installs it)")
+    read, write = os.pipe()
+    proc = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1400x1000x24", "-nolisten", "tcp"],
+                            pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        number = pipe.readline().strip()
+    try:
+        assert number, "Xvfb did not report a display"
+        yield f":{number}"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_window_title_menu_shortcut_icon_and_notification(tmp_path: Path, xvfb: str) -> None:
+    shot = tmp_path / "desktop-native.png"
+    # A notify-send of our own on PATH records what the app asked the desktop to show.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    record = tmp_path / "notified.txt"
+    fake = bin_dir / "notify-send"
+    fake.write_text(f"#!/bin/sh\nprintf '%s\\n' \"$@\" > {record}\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    env = {**os.environ, "DISPLAY": xvfb, "QT_QPA_PLATFORM": "xcb", "QTWEBENGINE_CHROMIUM_FLAGS": "--no-sandbox",
+           "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    proc = subprocess.run([sys.executable, str(HERE / "native_driver.py"), str(tmp_path / "moka"), str(shot)],
+                          capture_output=True, text=True, env=env, timeout=180)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert seen["title"] == "Chat — Moka", seen
+    assert seen["icon"] is True
+    assert seen["menus"] == ["File", "Edit", "View", "Help"]
+    assert "New chat\tCtrl+N" in seen["file_menu"] and "Quit Moka\tCtrl+Q" in seen["file_menu"]
+    assert seen["title_after_key"] == "Tool runner — Moka", seen
+    assert seen["title_after_menu"] == "Servers — Moka", seen
+    assert seen["notify"] == {"shown": True}
+    for _ in range(50):
+        if record.exists():
+            break
+        import time
+        time.sleep(0.1)
+    assert record.read_text().split("\n")[:3] == ["--app-name=Moka", "Moka", "The reply is ready."]
+    assert shot.exists() and shot.stat().st_size > 10_000
