@@ -195,3 +195,21 @@ def test_answers_are_checked() -> None:
     for bad_url in ("javascript:alert(1)", "file:///etc/passwd", "https://", "https://a.example/x y"):
         with pytest.raises(ElicitationRefusedError):
             check_url(bad_url)
+
+
+def test_moka_chat_refuses_and_reports_it(tmp_path: Path) -> None:
+    """`moka chat`: the model's call asks the person; the turn goes on at once and the refusal is reported."""
+    from moka_shell.testing.fake_openai import FakeOpenAIServer
+
+    config = tmp_path / "config.json"
+    with FakeOpenAIServer() as srv:
+        srv.tool_then_reply("ask_person", {}, "I could not ask you.")
+        config.write_text(json.dumps({
+            "mcpServers": {"e": {"command": sys.executable, "args": [str(SERVER), str(tmp_path / "log")]}},
+            "agent": {"backend": "ollama", "model": "m", "baseUrls": {"ollama": srv.base_url}}}))
+        env = {**os.environ, "MOKA_CONFIG": str(config), "MOKA_DATA_DIR": str(tmp_path / "data")}
+        proc = subprocess.run([sys.executable, "-m", "moka_shell", "chat", "--approve", "all", "greet me"],
+                              capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "tool call: e/ask_person {} [error]" in proc.stdout and "assistant: I could not ask you." in proc.stdout
+    assert "not allowed: 'e' asked you a question (form elicitation" in proc.stdout

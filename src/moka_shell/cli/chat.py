@@ -31,7 +31,8 @@ async def run_chat_turn(paths: Paths, message: str, *, backend: str | None, mode
         cid = app.chat.start_turn(conversation, message, backend=backend, model=model)
         await app.chat.wait(cid)
         messages = app.store.messages(cid)
-        unanswered = list(app.approvals.unanswered)
+        # Tool approvals and servers' questions that nobody could answer (both refused at once).
+        unanswered = list(app.approvals.unanswered) + list(app.elicitations.unanswered)
     finally:
         await app.stop()
     errors = [d for e, d in events if e == "chat.error"]
