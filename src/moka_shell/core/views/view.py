@@ -55,6 +55,7 @@ class View:
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     parking: bool = False  # a teardown for parking is under way
+    released: bool = False  # ended or parked, its input and result dropped (core/views/retention.py)
 
     def mark(self, what: str) -> None:
         """Record when a lifecycle step happened (perf_counter seconds)."""

@@ -1,0 +1,95 @@
+"""Views let go of what they no longer need, so memory after many UI runs comes back to a plateau.
+
+A view that ended (closed, or failed: its error card needs only the reason) drops its input,
+result and queued messages once its tool call is over and a short grace has passed (the chat
+engine stores the result for reopening right after the call; the grace leaves it that moment).
+A parked view whose call is stored in a conversation drops them too, and reads them back from the
+store when it is mounted again. Of the ended views, only the newest ``MAX_ENDED`` are remembered at
+all (a late event for an older one is answered "no view"), so ids do not pile up either.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from moka_shell.core.views.host import ViewHost
+    from moka_shell.core.views.view import View
+
+RELEASE_AFTER = 10.0  # seconds between a view ending (with its call over) and its data going
+MAX_ENDED = 256  # ended views still known by id
+
+RecordReader = Callable[[str], "dict[str, Any] | None"]  # the store's view record by id
+
+
+class Retention:
+    """When each view's data may go, for one view host."""
+
+    def __init__(self, host: ViewHost, release_after: float = RELEASE_AFTER, max_ended: int = MAX_ENDED) -> None:
+        self._host = host
+        self.release_after = release_after
+        self.max_ended = max_ended
+        self.records: RecordReader | None = None  # set when conversations are stored
+        self._ended: deque[str] = deque()
+
+    def settled(self, view: View) -> None:
+        """The view ended or was parked: release its data once its call is over and the grace has passed."""
+        if view.state in ("closed", "failed"):
+            if view.id not in self._ended:
+                self._ended.append(view.id)
+            self._forget_oldest()
+        elif view.state != "parked":
+            return
+        self._later(view)
+
+    def _later(self, view: View) -> None:
+        try:
+            asyncio.get_running_loop().call_later(self.release_after, self._release, view)
+        except RuntimeError:  # no loop (a test driving the host by hand): release now
+            self._release(view)
+
+    def restore(self, view: View) -> None:
+        """A parked view comes back: read its input and result again from the store."""
+        if not view.released:
+            return
+        view.released = False
+        rec = self.records(view.record_id) if self.records and view.record_id else None
+        if rec is None:
+            view.cancelled = view.cancelled or "This view's data is no longer stored."
+            return
+        view.arguments = rec.get("arguments")
+        view.result = rec.get("result")
+        view.cancelled = rec.get("cancelled") or view.cancelled
+
+    def _release(self, view: View) -> None:
+        if view.released:
+            return
+        if view.result is None and view.cancelled is None:
+            if view.state in ("closed", "failed", "parked"):
+                self._later(view)  # the call still runs and its owner will read the result: look again later
+            return
+        if view.state == "parked":
+            if not (view.record_id and self.records):
+                return  # nothing else has its data: it must stay to be mounted again
+        elif view.state not in ("closed", "failed"):
+            return  # mounted again meanwhile
+        view.arguments = None
+        view.result = None
+        view.queue = []
+        view.app_tools = []
+        view.released = True
+
+    def _forget_oldest(self) -> None:
+        views = self._host.views
+        excess = len(self._ended) - self.max_ended
+        for _ in range(max(0, excess)):
+            vid = self._ended.popleft()
+            view = views.get(vid)
+            if view is not None and view.state in ("closed", "failed") and not view.pending and not view.inflight:
+                del views[vid]
+                self._host.parking.offscreen_since.pop(vid, None)
+            elif view is not None and view.state in ("closed", "failed"):
+                self._ended.append(vid)  # still answering something: try again later
