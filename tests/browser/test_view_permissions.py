@@ -24,7 +24,11 @@ def test_permissions_are_delegated_through_the_proxy(moka_factory: Any) -> None:
     """An iframe may only grant what its parent frame was granted, so both frames carry the list."""
     moka: Moka = moka_factory({"perm": SERVER})
     moka.open("runner")
-    moka.call("tools.run", {"server": "perm", "tool": "camera", "arguments": {}})
+    running = moka.core.submit(moka.web.bridge.handle({"id": 1, "method": "tools.run", "params": {
+        "server": "perm", "tool": "camera", "arguments": {}}}))
+    moka.page.locator("#consent-dialog").wait_for(state="visible", timeout=20000)  # asked the first time (S15)
+    moka.page.click("#consent-allow")
+    assert "error" not in running.result(60)
     view = moka.wait_view_ready("camera")
     outer, inner = frames_allow(moka, view.id)
     assert "camera" in outer and "clipboard-write" in outer

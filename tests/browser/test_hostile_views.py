@@ -1,0 +1,102 @@
+"""Hostile views in real Chromium against browser mode: each attack of the findings refused or contained.
+
+The views come from tests/servers/hostile_server.py; the attacks run inside the view's own
+frame (Playwright evaluates there), exactly as a view's script would.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from browser_support import Moka
+
+SERVER = {"command": sys.executable, "args": [str(Path(__file__).resolve().parents[1] / "servers" / "hostile_server.py")]}
+# Counts every change of the page's connection state (S2 measured "reconnecting" this way).
+WATCH = ("() => { window.__conn = []; new MutationObserver(() => window.__conn.push("
+         "document.getElementById('conn').dataset.status)).observe(document.getElementById('conn'),"
+         " {attributes: true, attributeFilter: ['data-status']}); }")
+
+
+def open_strict(moka: Moka, tool: str = "strict") -> tuple[Any, Any]:
+    before = {v.id for v in moka.views()}
+    moka.call("tools.run", {"server": "hostile", "tool": tool, "arguments": {}})
+    view = moka.wait(lambda: next((v for v in moka.views() if v.id not in before and v.state == "ready"
+                                   and "result_sent" in v.timings), None), 30, f"a new view of {tool}")
+    frame = moka.frame(view.id)
+    frame.wait_for_selector("body[data-state='ready']", timeout=20000)
+    return view, frame
+
+
+def test_poison_messages_fail_alone_and_the_page_stays_online(moka_factory: Any) -> None:
+    """1,000 deep, 8 M typed array, a 1,200-deep notification storm: errors to the view; the socket never drops (S2)."""
+    moka: Moka = moka_factory({"hostile": SERVER})
+    page = moka.open("runner")
+    page.evaluate(WATCH)
+    view, frame = open_strict(moka)
+    deep = frame.evaluate("""async () => { let p = {}; for (let i = 0; i < 1000; i++) p = {a: p};
+        const r = await window.ask("ping", {deep: p}); return r.error ? r.error.message : "answered"; }""")
+    assert "deeper" in deep
+    big = frame.evaluate("""async () => { const r = await window.ask("ping", {bytes: new Uint8Array(8 * 1024 * 1024)});
+        return r.error ? r.error.message : "answered"; }""")
+    assert "MiB" in big
+    frame.evaluate("""() => { let p = {}; for (let i = 0; i < 1200; i++) p = {a: p};
+        for (let i = 0; i < 40; i++) window.post({jsonrpc: "2.0", method: "notifications/message", params: {data: p}}); }""")
+    assert frame.evaluate("async () => (await window.ask('ping')).result !== undefined")
+    other, _ = open_strict(moka)  # a view opened after the storm works
+    assert other.id != view.id
+    assert page.evaluate("window.__conn") == []
+    assert page.get_attribute("#conn", "data-status") == "online"
+
+
+def test_window_open_from_a_view_opens_nothing(moka_factory: Any) -> None:
+    """Even on a real click, window.open gives null and no window appears (S4: no allow-popups)."""
+    moka: Moka = moka_factory({"hostile": SERVER})
+    moka.open("runner")
+    view, frame = open_strict(moka)
+    frame.evaluate("() => { document.getElementById('go').onclick = () => {"
+                   " window.opened = String(window.open('http://127.0.0.1:9/popup?d=' + encodeURIComponent(location.href))); }; }")
+    pages = len(moka.context.pages)
+    moka.click_in_view(frame, "#go")
+    assert frame.evaluate("window.opened") == "null"
+    moka.page.wait_for_timeout(500)
+    assert len(moka.context.pages) == pages
+
+
+def test_fullscreen_without_a_click_asks_the_person(moka_factory: Any) -> None:
+    """Unprompted (and forging the stamp): a dialog, and a no keeps it inline. Just after a click: no dialog (S6)."""
+    moka: Moka = moka_factory({"hostile": SERVER})
+    moka.open("runner")
+    moka.call("tools.run", {"server": "hostile", "tool": "grabby", "arguments": {}})
+    dialog = moka.page.locator("#consent-dialog")
+    dialog.wait_for(state="visible", timeout=20000)
+    assert "fill the whole window" in dialog.inner_text()
+    moka.page.click("#consent-deny")
+    view = moka.wait_view_ready("grabby")
+    frame = moka.frame(view.id)
+    moka.wait(lambda: frame.evaluate("window.mode"), what="the answer")
+    assert frame.evaluate("window.mode") == "inline" and view.display_mode == "inline"
+    frame.evaluate("() => { document.getElementById('go').onclick = () => { window.ask('ui/request-display-mode',"
+                   " {mode: 'fullscreen'}).then((r) => { window.mode = r.result && r.result.mode; }); }; window.mode = null; }")
+    moka.click_in_view(frame, "#go")
+    moka.wait(lambda: frame.evaluate("window.mode"), what="the answer after a click")
+    assert frame.evaluate("window.mode") == "fullscreen"
+    assert not dialog.is_visible()
+
+
+def test_devices_are_asked_for_and_a_no_keeps_them_off(moka_factory: Any) -> None:
+    """camera and microphone declared: the person is asked; Deny mounts the view with no allow list (S15)."""
+    moka: Moka = moka_factory({"hostile": SERVER})
+    moka.open("runner")
+    moka.page.evaluate("() => { window.__run = null; }")
+    future = moka.core.submit(moka.web.bridge.handle({"id": 1, "method": "tools.run", "params": {
+        "server": "hostile", "tool": "devices", "arguments": {}}}))
+    dialog = moka.page.locator("#consent-dialog")
+    dialog.wait_for(state="visible", timeout=20000)
+    assert "your camera" in dialog.inner_text() and "your microphone" in dialog.inner_text()
+    moka.page.click("#consent-deny")
+    assert "error" not in future.result(60)
+    view = moka.wait_view_ready("devices")
+    assert view.policy.allow == "" and any("not granted" in p for p in view.problems)
+    assert moka.page.locator(f'.view-frame[data-view-id="{view.id}"]').get_attribute("allow") in (None, "")
