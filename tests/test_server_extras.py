@@ -24,7 +24,7 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-async def bridge(paths: Paths) -> AsyncIterator[Bridge]:
+async def app(paths: Paths) -> AsyncIterator[MokaApp]:
     """A running MokaApp with server-everything ('every') and the paged raw server ('raw')."""
     raw = server_script("raw_server.py")
     servers = {"every": {"command": npm_server("mcp-server-everything"), "args": ["stdio"]},
@@ -37,9 +37,15 @@ async def bridge(paths: Paths) -> AsyncIterator[Bridge]:
         await app.servers.wait_ready(timeout=60)
         for name in servers:
             assert app.servers.get(name).status == "ready", app.servers.get(name).error
-        yield Bridge(app)
+        yield app
     finally:
         await app.stop()
+
+
+@pytest.fixture
+def bridge(app: MokaApp) -> Bridge:
+    """The real Bridge of that app."""
+    return Bridge(app)
 
 
 async def call(bridge: Bridge, method: str, **params: Any) -> Any:
@@ -126,3 +132,12 @@ async def test_a_server_without_prompts_and_bad_parameters(bridge: Bridge) -> No
     assert err["code"] == -32602 and "ref/prompt" in err["message"]
     err = await error_of(bridge, "servers.prompt", server="every", name="no-such-prompt")
     assert err["code"] == -32000 and "prompts/get no-such-prompt" in err["message"]
+
+
+async def test_a_tool_that_requires_tasks_is_not_offered_to_the_model(app: MokaApp, bridge: Bridge) -> None:
+    """server-everything's simulate-research-query needs task augmentation: listed, marked, never offered."""
+    tools = {t["name"]: t for t in await call(bridge, "tools.list", server="every")}
+    assert tools["simulate-research-query"]["taskSupport"] == "required"
+    assert "taskSupport" not in tools["echo"]
+    entries = app.servers.get("every").tools
+    assert not entries["simulate-research-query"].model_visible and entries["echo"].model_visible

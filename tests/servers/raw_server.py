@@ -24,6 +24,8 @@ SLOW_UI = float(ARGS[ARGS.index("--slow-ui") + 1]) if "--slow-ui" in ARGS else 0
 GARBAGE = "--garbage" in ARGS
 BIG_UI = float(ARGS[ARGS.index("--big-ui") + 1]) if "--big-ui" in ARGS else 0.0
 OUT = sys.stdout.buffer
+ICON = ("data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCAyNCAy"
+        "NCI+PGNpcmNsZSBjeD0iMTIiIGN5PSIxMiIgcj0iMTAiIGZpbGw9IiNlMDdhMmUiLz48L3N2Zz4=")
 
 TOOLS = [{"name": "slow_ui", "description": "a tool with a view", "inputSchema": {"type": "object"},
           "_meta": {"ui": {"resourceUri": "ui://raw/view"}}}]
@@ -55,7 +57,9 @@ def page(items: list, params: dict, key: str) -> dict:
 
 def answer(msg_id: object, method: str, params: dict) -> None:
     if method == "initialize":
-        result = {"protocolVersion": "2025-11-25", "serverInfo": {"name": "raw", "version": "1.0", "title": "Raw server"},
+        result = {"protocolVersion": "2025-11-25", "serverInfo": {"name": "raw", "version": "1.0", "title": "Raw server",
+                                                                 "icons": [{"src": ICON, "mimeType": "image/svg+xml"},
+                                                                           {"src": "https://example.com/remote.png"}]},
                   "capabilities": {"tools": {}, "prompts": {}, "resources": {}, "completions": {}, "logging": {}}}
     elif method == "tools/list":
         result = page(TOOLS, params, "tools")

@@ -29,11 +29,13 @@ class ToolEntry:
     problems: list[str] = field(default_factory=list)
     annotations: dict[str, Any] | None = None
     output_schema: dict[str, Any] | None = None
+    icons: list[dict[str, Any]] = field(default_factory=list)
+    task_support: str | None = None  # execution.taskSupport: "required" tools are never offered to the model
 
     @property
     def model_visible(self) -> bool:
-        """May the model see this tool?"""
-        return "model" in self.visibility
+        """May the model see this tool? (Not when its visibility lacks "model", nor when it needs tasks.)"""
+        return "model" in self.visibility and self.task_support != "required"
 
     @property
     def app_visible(self) -> bool:
@@ -54,6 +56,10 @@ class ToolEntry:
             info["problems"] = self.problems
         if self.annotations:
             info["annotations"] = self.annotations
+        if self.icons:
+            info["icons"] = self.icons
+        if self.task_support in ("required", "optional"):
+            info["taskSupport"] = self.task_support
         return info
 
     def to_mcp_tool(self) -> dict[str, Any]:
@@ -68,6 +74,19 @@ class ToolEntry:
         if self.meta:
             tool["_meta"] = self.meta
         return tool
+
+
+MAX_ICON_CHARS = 256 * 1024  # a data: icon bigger than this is dropped
+
+
+def safe_icons(icons: Any) -> list[dict[str, Any]]:
+    """The icons the UI may show: ``data:image/`` sources only (the UI page loads no remote images)."""
+    out: list[dict[str, Any]] = []
+    for icon in icons if isinstance(icons, list) else []:
+        src = icon.get("src") if isinstance(icon, dict) else None
+        if isinstance(src, str) and src.startswith("data:image/") and len(src) <= MAX_ICON_CHARS:
+            out.append({k: v for k, v in icon.items() if k in ("src", "mimeType", "sizes", "theme")})
+    return out[:4]
 
 
 def ui_link(meta: dict[str, Any] | None) -> tuple[str | None, list[str], list[str]]:
@@ -106,6 +125,8 @@ def tool_entry(server: str, tool: Any) -> ToolEntry:
         input_schema=dict(tool.input_schema or {"type": "object"}), meta=meta, resource_uri=uri,
         visibility=visibility, problems=problems, annotations=annotations,
         output_schema=dict(tool.output_schema) if getattr(tool, "output_schema", None) else None,
+        icons=safe_icons([i.model_dump(mode="json", exclude_none=True) for i in (getattr(tool, "icons", None) or [])]),
+        task_support=getattr(getattr(tool, "execution", None), "task_support", None),
     )
 
 

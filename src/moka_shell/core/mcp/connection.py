@@ -30,7 +30,7 @@ from mcp.client import advertise
 from moka_shell import __version__
 from moka_shell.config import ServerConfig
 from moka_shell.core.mcp.backoff import Backoff
-from moka_shell.core.mcp.catalog import APP_MIME, ToolEntry, UiResource
+from moka_shell.core.mcp.catalog import APP_MIME, ToolEntry, UiResource, safe_icons
 from moka_shell.core.mcp.coalesce import Coalesced
 from moka_shell.core.mcp.elicitation import Elicitor, sdk_callback
 from moka_shell.core.mcp.listing import has_capability, read_listing
@@ -376,8 +376,9 @@ class ServerConnection(ServerRequests, SessionEvents):
         if self.instructions:
             out["instructions"] = self.instructions[:INSTRUCTIONS_SHOWN]
         if self.server_info:
-            out["serverInfo"] = {k: v for k, v in self.server_info.items()
-                                 if k in ("name", "version", "title", "websiteUrl", "icons")}
+            out["serverInfo"] = {k: v for k, v in self.server_info.items() if k in ("name", "version", "title", "websiteUrl")}
+            if icons := safe_icons(self.server_info.get("icons")):
+                out["serverInfo"]["icons"] = icons
         client = self.client
         if client is not None and self.status == "ready":
             out["capabilities"] = {c: has_capability(client, c) for c in ("prompts", "resources", "completions",

@@ -10,6 +10,7 @@ import { serverDialog, serverTarget } from "./server-dialog.js";
 import { authButton, statusLabel } from "./server-auth.js";
 import { storageLine } from "./server-storage.js";
 import { instructionsFold } from "./server-instructions.js";
+import { serverExtras, serverIcon } from "./server-extras.js";
 
 const addDialog = () => serverDialog();
 
@@ -50,12 +51,12 @@ function serverCard(s) {
   const facts = [
     ["Transport", s.transport],
     ["Tools", s.status === "ready" ? String(s.toolCount ?? 0) : "—"],
-    ["Server", s.serverInfo ? `${s.serverInfo.name} ${s.serverInfo.version || ""}`.trim() : "—"],
+    ["Server", s.serverInfo ? `${s.serverInfo.title || s.serverInfo.name} ${s.serverInfo.version || ""}`.trim() : "—"],
     ["Protocol", s.protocolVersion || "—"],
   ];
   return h("article", { class: "card server-card", "data-server": s.name, "data-status": s.status },
     h("header", { class: "server-head" },
-      h("div", { class: "server-icon" }, icon("servers", { size: 18 })),
+      h("div", { class: "server-icon" }, serverIcon(s) || icon("servers", { size: 18 })),
       h("div", { class: "grow server-titles" }, h("h3", { class: "server-name", text: s.name }),
         target ? h("code", { class: "server-target", text: target, title: target }) : null),
       h("span", { class: "status-badge badge badge-dot badge-" + (TONE[s.status] || "neutral"), "data-status": s.status, text: statusLabel(s.status) })),
@@ -63,6 +64,7 @@ function serverCard(s) {
     storageLine(s.name),
     s.error ? h("div", { class: "server-error", role: "alert" }, icon("alert", { size: 15 }), h("div", { class: "grow" }, h("strong", { text: "Last error" }), h("p", { text: s.error }))) : null,
     instructionsFold(s),
+    serverExtras(s),
     stderr.length ? h("details", { class: "fold server-stderr" },
       h("summary", {}, icon("chevron", { size: 14 }), `stderr (${stderr.length} line${stderr.length === 1 ? "" : "s"})`),
       h("pre", { class: "block", text: stderr.slice(-STDERR_LINES).join("\n") })) : null,
