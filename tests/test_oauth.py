@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import keyring
 import pytest
 from keyring.backends import fail
@@ -259,3 +260,37 @@ async def test_insufficient_scope_keeps_the_connection_and_the_next_sign_in_asks
         assert (await conn.call_tool("admin_report", {}))["content"][0]["text"] == "the admin report"
     finally:
         await mgr.stop_all()
+
+
+@pytest.mark.anyio
+async def test_a_server_without_registration_asks_for_a_client_id(no_keyring: Path, oauth_server: OAuthServer) -> None:
+    """No dynamic registration: the card says sign in (not a retry loop), the sign-in asks for a client id,
+    and one the owner gave works (registered by hand for http://127.0.0.1/callback, any port)."""
+    oauth_server.configure(dcr=False)
+    mgr = ServerManager(PluginHost().registry("transports"), Inspector(no_keyring / "inspector"))
+    mgr.load({"remote": ServerConfig(url=oauth_server.url)})
+    mgr.start_all()
+    conn = mgr.get("remote")
+    try:
+        await wait_status(conn, "signin")
+        assert "does not let Moka register itself" in (conn.error or "") and "--client-id" in (conn.error or "")
+        with pytest.raises(SignInError) as refused:
+            await sign_in(oauth_server.url, "remote", browser_opens)
+        assert refused.value.needs_client_id and "client id" in str(refused.value)
+        httpx2.post(f"{oauth_server.base}/test/preregister", json={"client_id": "given-by-owner"}).raise_for_status()
+        await sign_in(oauth_server.url, "remote", browser_opens, client_id="given-by-owner")
+        assert oauth_server.state()["authorizations"][-1]["client_id"] == "given-by-owner"
+        await conn.restart()
+        assert await conn.wait_ready(30), conn.error
+        assert oauth_server.state()["registrations"] == []
+    finally:
+        await mgr.stop_all()
+
+
+@pytest.mark.anyio
+async def test_openid_discovery_is_the_fallback(no_keyring: Path, oauth_server: OAuthServer) -> None:
+    """An authorization server that publishes only OpenID Connect discovery metadata still signs in."""
+    oauth_server.configure(oidc_only=True)
+    result = await sign_in(oauth_server.url, "remote", browser_opens)
+    assert result["issuer"] == oauth_server.issuer
+    assert oauth_server.state()["oidc_fetched"] is True

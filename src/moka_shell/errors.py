@@ -131,7 +131,14 @@ class SignInRequiredError(ServerError):
 
 
 class SignInError(ServerError):
-    """An OAuth sign-in could not be completed (refused, timed out, or the server's metadata is wrong)."""
+    """An OAuth sign-in could not be completed (refused, timed out, or the server's metadata is wrong).
+
+    ``needs_client_id``: the server lets no client register itself; a client id from its owner is needed.
+    """
+
+    def __init__(self, message: str, *, hint: str | None = None, needs_client_id: bool = False) -> None:
+        super().__init__(message, hint=hint)
+        self.needs_client_id = needs_client_id
 
 
 class ElicitationRefusedError(ServerError):

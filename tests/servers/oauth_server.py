@@ -11,11 +11,15 @@
 - ``/as/register`` (RFC 7591), ``/as/authorize`` (auto-approves; PKCE S256 and ``resource`` required;
   redirects with ``iss``, RFC 9207), ``/as/token`` (code and refresh grants; refresh tokens rotate),
   ``/as/revoke`` (RFC 7009).
-- ``/test/state``, ``/test/config`` and ``/test/revoke-all`` let the tests look and steer: token
-  lifetime, a wrong ``iss``, revoking everything.
+- ``/as/.well-known/openid-configuration``: the same metadata by OpenID discovery (with ``oidc_only`` the
+  RFC 8414 URL answers 404, so clients must fall back to it).
+- ``/test/state``, ``/test/config``, ``/test/revoke-all`` and ``/test/preregister`` let the tests look and
+  steer: token lifetime, a wrong ``iss``, no dynamic registration (``dcr``), revoking everything, a client
+  registered by hand.
 
 Redirect URIs must match a registered one exactly (stricter than RFC 8252 asks, so Moka's
-stable-port registration is tested).
+stable-port registration is tested), except that a hand-registered ``http://127.0.0.1/callback``
+matches any port.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import secrets
 import sys
 import time
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import uvicorn
 from mcp.server import MCPServer
@@ -45,7 +49,7 @@ PRM_URL = f"{BASE}/.well-known/oauth-protected-resource/mcp"
 state: dict[str, Any] = {
     "clients": {}, "codes": {}, "access": {}, "refresh": {}, "revoked": [], "refreshes": 0,
     "authorizations": [], "registrations": [], "token_requests": [], "unauthorized": 0, "mcp_ok": 0,
-    "config": {"ttl": 3600, "bad_iss": False},
+    "config": {"ttl": 3600, "bad_iss": False, "dcr": True, "oidc_only": False},
 }
 
 mcp = MCPServer("oauth-test")
@@ -78,17 +82,32 @@ async def prm(_request: Request) -> Response:
                          "bearer_methods_supported": ["header"]})
 
 
-async def as_metadata(_request: Request) -> Response:
-    return JSONResponse({
+def _metadata() -> dict[str, Any]:
+    return {
         "issuer": ISSUER, "authorization_endpoint": f"{ISSUER}/authorize", "token_endpoint": f"{ISSUER}/token",
-        "registration_endpoint": f"{ISSUER}/register", "revocation_endpoint": f"{ISSUER}/revoke",
+        "revocation_endpoint": f"{ISSUER}/revoke",
         "response_types_supported": ["code"], "grant_types_supported": ["authorization_code", "refresh_token"],
         "code_challenge_methods_supported": ["S256"], "token_endpoint_auth_methods_supported": ["none"],
         "scopes_supported": ["mcp", "admin"], "authorization_response_iss_parameter_supported": True,
-    })
+    } | ({"registration_endpoint": f"{ISSUER}/register"} if state["config"]["dcr"] else {})
+
+
+async def as_metadata(_request: Request) -> Response:
+    """RFC 8414 metadata, unless the test asked for OpenID discovery only."""
+    if state["config"]["oidc_only"]:
+        return Response(status_code=404)
+    return JSONResponse(_metadata())
+
+
+async def oidc_metadata(_request: Request) -> Response:
+    """OpenID Connect discovery at the issuer's own path (the SDK's last fallback)."""
+    state["oidc_fetched"] = True
+    return JSONResponse(_metadata())
 
 
 async def register(request: Request) -> Response:
+    if not state["config"]["dcr"]:
+        return Response(status_code=404)
     body = await request.json()
     uris = body.get("redirect_uris") or []
     if not uris or not all(str(u).startswith("http://127.0.0.1:") for u in uris):
@@ -109,7 +128,7 @@ async def authorize(request: Request) -> Response:
                                                           "code_challenge_method", "response_type")})
     if client is None:
         return _error("invalid_client", "unknown client_id")
-    if q.get("redirect_uri") not in client["redirect_uris"]:
+    if not _redirect_ok(str(q.get("redirect_uri")), client["redirect_uris"]):
         return _error("invalid_request", "redirect_uri is not registered for this client")
     if q.get("response_type") != "code" or q.get("code_challenge_method") != "S256" or not q.get("code_challenge"):
         return _error("invalid_request", "authorization code with PKCE S256 only")
@@ -121,6 +140,23 @@ async def authorize(request: Request) -> Response:
     iss = f"{BASE}/evil" if state["config"]["bad_iss"] else ISSUER
     params = {"code": code, "state": q.get("state", ""), "iss": iss}
     return RedirectResponse(f"{q['redirect_uri']}?{urlencode(params)}", status_code=302)
+
+
+def _redirect_ok(uri: str, registered: list[str]) -> bool:
+    """Exact match; a registered loopback URI without a port matches any port (RFC 8252 §7.3)."""
+    if uri in registered:
+        return True
+    parts = urlsplit(uri)
+    return any(urlsplit(r).port is None and parts.hostname == "127.0.0.1" and
+               f"http://127.0.0.1{parts.path}" == r for r in registered)
+
+
+async def test_preregister(request: Request) -> Response:
+    """A client the owner registered by hand: a public client with http://127.0.0.1/callback, any port."""
+    client_id = (await request.json())["client_id"]
+    state["clients"][client_id] = {"client_id": client_id, "redirect_uris": ["http://127.0.0.1/callback"],
+                                   "token_endpoint_auth_method": "none"}
+    return JSONResponse({"client_id": client_id})
 
 
 def _issue(client_id: str, scope: str) -> dict[str, Any]:
@@ -195,6 +231,8 @@ routes = Starlette(routes=[
     Route("/test/state", test_state),
     Route("/test/config", test_config, methods=["POST"]),
     Route("/test/revoke-all", test_revoke_all, methods=["POST"]),
+    Route("/test/preregister", test_preregister, methods=["POST"]),
+    Route("/as/.well-known/openid-configuration", oidc_metadata),
 ])
 mcp_app = mcp.streamable_http_app(streamable_http_path="/mcp", host="127.0.0.1")
 

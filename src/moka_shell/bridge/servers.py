@@ -77,8 +77,9 @@ class ServerMethods:
         return conn.info()
 
     async def login(self, p: Params) -> dict[str, Any]:
-        """Start an OAuth sign-in; returns ``{"url"}`` to open (the desktop app opens the system browser itself)."""
-        return await self.sign_ins.begin(req_str(p, "name"), open_in_browser=self.app.mode == "desktop")
+        """Start an OAuth sign-in; ``{"url"}`` to open (desktop: already opened), or ``{"needsClientId": true}``."""
+        return await self.sign_ins.begin(req_str(p, "name"), open_in_browser=self.app.mode == "desktop",
+                                         client_id=(opt_str(p, "clientId") or "").strip() or None)
 
     async def logout(self, p: Params) -> dict[str, Any]:
         """Forget (and revoke) a server's tokens; it then shows "Sign in required"."""

@@ -18,6 +18,8 @@ def add_parsers(ssub: Any) -> None:
     li = ssub.add_parser("login", help="sign in to an HTTP server that asks for OAuth (opens the browser)")
     li.add_argument("name")
     li.add_argument("--no-browser", action="store_true", help="only print the URL to open; do not open a browser")
+    li.add_argument("--client-id", metavar="ID",
+                    help="a client id the server's owner gave (for servers that let no client register itself)")
     li.add_argument("--timeout", type=float, default=SIGN_IN_TIMEOUT,
                     help=f"seconds to wait for the sign-in to finish (default {SIGN_IN_TIMEOUT:g})")
     li.set_defaults(func=servers_login)
@@ -52,7 +54,8 @@ def servers_login(args: argparse.Namespace) -> int:
             webbrowser.open(url)
         print("Waiting for the browser to come back to Moka…", flush=True)
 
-    result = run(lambda: sign_in(server.url or "", args.name, show, headers=server.headers, timeout=args.timeout))
+    result = run(lambda: sign_in(server.url or "", args.name, show, headers=server.headers, timeout=args.timeout,
+                                 client_id=args.client_id))
     scope = f", scope {result['scope']}" if result.get("scope") else ""
     print(f"Signed in to {args.name} (issuer {result.get('issuer') or 'unknown'}{scope}).")
     print(f"Tokens are kept in {result['storage']}.")

@@ -20,11 +20,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import anyio
 import httpx2
-from mcp.client.auth import OAuthClientProvider, OAuthFlowError
+from mcp.client.auth import OAuthClientProvider, OAuthFlowError, OAuthRegistrationError
 from mcp.client.auth.oauth2 import OAuthContext
 from mcp.client.auth.utils import extract_field_from_www_auth, extract_scope_from_www_auth, union_scopes
-from mcp.shared.auth import (AuthorizationCodeResult, OAuthClientMetadata, OAuthMetadata, OAuthToken,
-                             ProtectedResourceMetadata)
+from mcp.shared.auth import (AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata,
+                             OAuthMetadata, OAuthToken, ProtectedResourceMetadata)
 
 from moka_shell import __version__
 from moka_shell.core.mcp.oauth_loopback import LoopbackReceiver
@@ -124,6 +124,9 @@ class _ConnectionProvider(MokaOAuthProvider):
                 response = yield outgoing
                 try:
                     outgoing = await flow.asend(response)
+                except OAuthRegistrationError:  # a person must bring a client id: that is a sign-in too
+                    raise SignInRequiredError("this server needs a sign-in, and does not let Moka register "
+                                              "itself", hint=NO_REGISTRATION_HINT) from None
                 except SignInRequiredError:
                     if outgoing is not request or not _is_step_up(response):
                         raise
@@ -189,21 +192,37 @@ def find_sign_in_required(exc: BaseException) -> SignInRequiredError | None:
     return None
 
 
+NO_REGISTRATION_HINT = ("ask the server's owner for a client id (a public client with the redirect URI "
+                        "http://127.0.0.1/callback, any port), then `moka servers login NAME --client-id ID` "
+                        "or give it when Sign in asks")
+
+
+def _preregistered(client_id: str, redirect: str) -> dict[str, Any]:
+    """A client record for an id the person was given: a public client, bound to no issuer (RFC 8252 loopback)."""
+    info = OAuthClientInformationFull(client_id=client_id, redirect_uris=[redirect],  # type: ignore[list-item]
+                                      token_endpoint_auth_method="none",
+                                      grant_types=["authorization_code", "refresh_token"])
+    return info.model_dump(mode="json", exclude_none=True)
+
+
 async def sign_in(url: str, label: str, open_url: Callable[[str], Awaitable[None]], *,
-                  headers: dict[str, str] | None = None, timeout: float = SIGN_IN_TIMEOUT) -> dict[str, Any]:
+                  headers: dict[str, str] | None = None, timeout: float = SIGN_IN_TIMEOUT,
+                  client_id: str | None = None) -> dict[str, Any]:
     """Sign in to the server at ``url``: ``open_url`` shows the authorization page; waits for the redirect.
 
+    ``client_id``: one the server's owner gave, for servers that let no client register itself.
     Returns what was learnt (issuer, scope, where the tokens are kept). Raises SignInError.
     """
     store = OAuthStore(url)
     wanted = urlsplit(_redirect_uri(store)).port or 0
     receiver = LoopbackReceiver(label, wanted)
     redirect = await receiver.start()
-    if receiver.port != wanted:
+    # A login signs in afresh (another account, more scope): the old tokens go first.
+    store.remember(tokens=None, expiresAt=None, redirectUri=redirect)
+    if client_id:
+        store.remember(client=_preregistered(client_id, redirect), issuer=None, preregistered=True)
+    elif receiver.port != wanted and not store.record().get("preregistered"):
         store.forget_client()  # registered for a port that is taken now: register again
-        store.remember(redirectUri=redirect)
-    else:
-        store.remember(tokens=None, expiresAt=None)  # a login signs in afresh (another account, more scope)
 
     async def on_authorization_url(authorization_url: str) -> None:
         receiver.expected_state = (parse_qs(urlsplit(authorization_url).query).get("state") or [""])[0]
@@ -220,6 +239,9 @@ async def sign_in(url: str, label: str, open_url: Callable[[str], Awaitable[None
     except TimeoutError:
         raise SignInError(f"the sign-in to {label} was not finished within {timeout:g} s",
                           hint="start it again and complete it in the browser") from None
+    except OAuthRegistrationError as exc:
+        raise SignInError(f"{label} does not let Moka register itself ({exc})", hint=NO_REGISTRATION_HINT,
+                          needs_client_id=True) from None
     except OAuthFlowError as exc:
         raise SignInError(f"signing in to {label} failed: {exc}") from None
     except httpx2.HTTPError as exc:

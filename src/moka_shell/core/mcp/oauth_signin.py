@@ -25,7 +25,7 @@ class SignIns:
     def __init__(self, servers: ServerManager, emit: Callable[[str, Any], None],
                  open_link: Callable[[str], None], *, timeout: float = SIGN_IN_TIMEOUT) -> None:
         self.servers, self.emit, self.open_link, self.timeout = servers, emit, open_link, timeout
-        self.tasks: dict[str, asyncio.Task[str | None]] = {}
+        self.tasks: dict[str, asyncio.Task[MokaError | None]] = {}
 
     def _url_of(self, name: str) -> str:
         config = self.servers.get(name).config
@@ -36,8 +36,12 @@ class SignIns:
                               hint="remove the header in the server's Edit dialog to sign in")
         return config.url
 
-    async def begin(self, name: str, *, open_in_browser: bool) -> dict[str, Any]:
-        """Start signing in to ``name``; returns ``{"url"}``, the page to show the person."""
+    async def begin(self, name: str, *, open_in_browser: bool, client_id: str | None = None) -> dict[str, Any]:
+        """Start signing in to ``name``; returns ``{"url"}``, the page to show the person.
+
+        A server that lets no client register itself answers ``{"url": None, "needsClientId": True,
+        "message"}``: ask the person for a client id and begin again with it.
+        """
         url = self._url_of(name)
         await self.cancel(name)
         shown: asyncio.Future[str] = asyncio.get_running_loop().create_future()
@@ -48,26 +52,30 @@ class SignIns:
             if open_in_browser:
                 self.open_link(authorization_url)
 
-        task = asyncio.get_running_loop().create_task(self._run(name, url, show), name=f"sign-in:{name}")
+        task = asyncio.get_running_loop().create_task(self._run(name, url, show, client_id), name=f"sign-in:{name}")
         self.tasks[name] = task
         waiting: set[asyncio.Future[Any]] = {shown, task}
         done, _ = await asyncio.wait(waiting, timeout=URL_WAIT, return_when=asyncio.FIRST_COMPLETED)
         if shown in done:
             return {"url": shown.result()}
         if task in done:  # it failed before there was a page to show (discovery, registration)
-            raise SignInError(task.result() or f"signing in to {name!r} ended before it began")
+            failure = task.result()
+            if isinstance(failure, SignInError) and failure.needs_client_id:
+                return {"url": None, "needsClientId": True, "message": str(failure)}
+            raise failure or SignInError(f"signing in to {name!r} ended before it began")
         await self.cancel(name)
         raise SignInError(f"{name!r} did not offer a sign-in page within {URL_WAIT:g} s",
                           hint="check the server's URL, and that its authorization server is reachable")
 
-    async def _run(self, name: str, url: str, show: Callable[[str], Any]) -> str | None:
+    async def _run(self, name: str, url: str, show: Callable[[str], Any], client_id: str | None) -> MokaError | None:
         """The whole round trip; returns the error, or None when signed in (and reconnected)."""
         headers = self.servers.get(name).config.headers
         try:
-            result = await sign_in(url, name, show, headers=headers, timeout=self.timeout)
+            result = await sign_in(url, name, show, headers=headers, timeout=self.timeout, client_id=client_id)
         except MokaError as exc:
-            self.emit("servers.signin", {"name": name, "ok": False, "error": str(exc)})
-            return str(exc)
+            self.emit("servers.signin", {"name": name, "ok": False, "error": str(exc),
+                                         "needsClientId": isinstance(exc, SignInError) and exc.needs_client_id})
+            return exc
         finally:
             if self.tasks.get(name) is asyncio.current_task():
                 del self.tasks[name]

@@ -211,7 +211,7 @@ class OAuthStore:
 
     def forget_client(self) -> None:
         """Drop the client registration (and its tokens), keeping nothing bound to it."""
-        self._update(client=None, tokens=None, expiresAt=None, issuer=None)
+        self._update(client=None, tokens=None, expiresAt=None, issuer=None, preregistered=None)
 
     def forget(self) -> None:
         """Forget everything about this server's sign-in."""

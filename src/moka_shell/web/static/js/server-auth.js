@@ -39,14 +39,20 @@ export function authButton(s) {
   return null;
 }
 
-async function signIn(name, btn) {
+async function signIn(name, btn, clientId) {
   const inBrowser = store.info?.mode !== "desktop";
   // Opened now, inside the click, so no popup blocker stops it; it gets the URL when the core has one.
   const popup = inBrowser ? window.open("", `moka-sign-in-${name}`, "popup,width=560,height=720") : null;
   if (popup) popup.document.title = `Signing in to ${name}…`;
   btn.disabled = true;
   try {
-    const { url } = await api.call("servers.login", { name });
+    const { url, needsClientId, message } = await api.call("servers.login", clientId ? { name, clientId } : { name });
+    if (needsClientId) {
+      popup?.close();
+      const id = await askClientId(name, message);
+      if (id) await signIn(name, btn, id);
+      return;
+    }
     waiting.add(name);
     btn.querySelector("span").textContent = "Waiting for sign-in…";
     if (inBrowser && popup && !popup.closed) popup.location.href = url;
@@ -55,6 +61,26 @@ async function signIn(name, btn) {
     popup?.close();
     toastError(err);
   } finally { btn.disabled = false; }
+}
+
+// A server that lets no client register itself: the person enters the client id its owner gave.
+function askClientId(name, message) {
+  return new Promise((resolve) => {
+    let answer = null;
+    const input = h("input", { class: "input code", id: "sign-in-client-id", autocomplete: "off", spellcheck: "false" });
+    const submit = () => { answer = input.value.trim() || null; dlg.close(); };
+    input.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); submit(); } });
+    const dlg = openDialog({
+      title: `Client ID for ${name}`, id: "sign-in-client-dialog",
+      body: h("div", { class: "stack" },
+        h("p", { class: "dialog-text", text: `${name} does not let Moka register itself. Ask its owner for a client ID (a public client with the redirect URI http://127.0.0.1/callback) and enter it here.` }),
+        h("p", { class: "muted small", text: message.split("\n")[0] }),
+        h("label", { class: "field" }, h("span", { class: "field-label", text: "Client ID" }), input)),
+      actions: [button("Cancel", { onclick: () => dlg.close() }), button("Sign in", { variant: "primary", id: "sign-in-client-go", onclick: submit })],
+      onClose: () => resolve(answer),
+    });
+    input.focus();
+  });
 }
 
 // When the popup was blocked: a link the person can open themselves.
