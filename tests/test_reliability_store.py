@@ -211,3 +211,43 @@ def _write_many(store: Store | None) -> bool:
         assert "the disk is full" in exc.message
         return False
     return True
+
+
+@pytest.mark.anyio
+async def test_a_disk_that_fills_mid_turn_ends_it_with_a_chat_error_and_keeps_what_was_shown(
+        small_disk: Path, tmp_path: Path) -> None:
+    """The disk fills while a reply streams: chat.error says the disk is full, chat.done comes, and after
+    space returns every delta the UI was shown is in the database (R2.6)."""
+    from moka_shell.testing.fake_openai import FakeOpenAIServer, Text
+
+    with FakeOpenAIServer() as srv:
+        srv.enqueue([[Text(f"word{i} ", delay=0.01) for i in range(3000)]])
+        config = MokaConfig(mcpServers={})
+        config.agent.backend, config.agent.model = "ollama", "fake-model"
+        config.agent.base_urls = {"ollama": srv.base_url}
+        app = MokaApp(Paths(tmp_path / "config.json", small_disk / "data"), config=config)
+        events: list[tuple[str, Any]] = []
+        app.subscribe(lambda ev, data: events.append((ev, data)))
+        await app.start(endpoints=FAKE_ENDPOINTS)
+        filler: Path | None = None
+        try:
+            assert app.chat is not None and app.store is not None
+            cid = app.chat.start_turn(None, "tell me a long story")
+            deadline = asyncio.get_running_loop().time() + 30
+            while sum(ev == "chat.delta" for ev, _d in events) < 20:
+                assert asyncio.get_running_loop().time() < deadline, events[-3:]
+                await asyncio.sleep(0.01)
+            filler = fill(small_disk)
+            await asyncio.wait_for(app.chat.wait(cid), 60)
+            errors = [d for ev, d in events if ev == "chat.error"]
+            assert errors and "the disk is full" in errors[-1]["message"], errors
+            assert any(ev == "chat.done" for ev, _d in events)
+            shown = "".join(d["text"] for ev, d in events if ev == "chat.delta")
+            filler.unlink()
+            filler = None
+            stored = [m for m in app.store.messages(cid) if m["role"] == "assistant"]
+            assert stored and stored[0]["content"].startswith(shown) and len(shown) > 0
+        finally:
+            if filler is not None:
+                filler.unlink()
+            await app.stop()

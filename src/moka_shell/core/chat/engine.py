@@ -8,6 +8,7 @@ Everything shown is in the store first.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -40,7 +41,7 @@ from moka_shell.core.mcp.servers import ServerManager
 from moka_shell.core.shell import Emit
 from moka_shell.core.views.host import ViewHost
 from moka_shell.core.views.view import View
-from moka_shell.errors import AgentError, MokaError, NeedsKeyError, ProviderError, UnknownBackendError
+from moka_shell.errors import AgentError, MokaError, NeedsKeyError, ProviderError, StoreError, UnknownBackendError
 from moka_shell.inspector import Inspector
 from moka_shell.plugins import Registered
 
@@ -222,18 +223,23 @@ class ChatEngine:
             log.exception("chat turn failed")
             self._error(cid, reply, f"the model backend failed: {type(exc).__name__}: {exc}", "error")
         finally:
-            self.store.end_replies(cid)  # what is still "streaming" after this was cut off by a crash
+            with contextlib.suppress(StoreError):  # a full disk: marked at the next start instead
+                self.store.end_replies(cid)  # what is still "streaming" after this was cut off by a crash
             self.emit("chat.done", {"conversationId": cid})
             self.inspector.record("agent", {"event": "turn-done"}, method="agent/done")
 
     def _error(self, cid: str, reply: dict[str, Any] | None, message: str, kind: str) -> None:
         message = SECRETS.mask(message)  # a provider may echo the key it was sent (S9)
-        if reply is None:
-            reply = self.store.add_message(cid, "assistant", "")
-            self.emit("chat.message", {"conversationId": cid, "message": reply})
-        self.store.set_error(reply["id"], message)
+        try:
+            if reply is None:
+                reply = self.store.add_message(cid, "assistant", "")
+                self.emit("chat.message", {"conversationId": cid, "message": reply})
+            self.store.set_error(reply["id"], message)
+        except StoreError:  # the store can't be written (a full disk): the person is still told why
+            pass
         self.inspector.record("agent", {"event": "error", "kind": kind, "message": message}, method="agent/error")
-        self.emit("chat.error", {"conversationId": cid, "messageId": reply["id"], "message": message, "kind": kind})
+        self.emit("chat.error", {"conversationId": cid, "messageId": reply["id"] if reply else None,
+                                 "message": message, "kind": kind})
 
     async def _stream(self, cid: str, mid: str, backend: AgentBackend, request: AgentRequest,
                       names: ToolNames) -> list[ToolCall]:
@@ -387,7 +393,8 @@ class ChatEngine:
     async def sample(self, params: dict[str, Any]) -> dict[str, Any]:
         """``sampling/createMessage`` (a view's or a server's): one tool-less call to the current backend."""
         backend = self.backend()
-        request = self._request(backend, None, sampling_messages(params), [])
+        accepts = frozenset(getattr(backend, "accepts_media", frozenset()))
+        request = self._request(backend, None, sampling_messages(params, accepts), [])
         if params.get("systemPrompt"):
             request.system = str(params["systemPrompt"])
         return await sample_once(backend, request)
