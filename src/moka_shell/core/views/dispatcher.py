@@ -11,9 +11,11 @@ import asyncio
 import functools
 import json
 import re
+import secrets
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from moka_shell.core.mcp.progress import CallScope
 from moka_shell.core.views.host_context import (
     INLINE_MAX_HEIGHT,
     INLINE_MIN_HEIGHT,
@@ -242,7 +244,10 @@ class Dispatcher:
         args = params.get("arguments") or {}
         if not isinstance(args, dict):
             raise BridgeError(BridgeError.INVALID_PARAMS, "tools/call 'arguments' must be an object")
-        return await conn.call_tool(name, args)
+        # Its own scope: a question the server asks during this call is the view's, never a chat card's.
+        scope = CallScope(f"{view.id}:{secrets.token_hex(4)}", view.server, name, "view", view.conversation_id)
+        with self.host.servers.calls.scope(scope):
+            return await conn.call_tool(name, args)
 
     async def _proxied(self, method: str, view: View, params: dict[str, Any]) -> dict[str, Any]:
         return await self.handle_proxy(view, method, params)
