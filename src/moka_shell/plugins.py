@@ -88,9 +88,9 @@ class Registered(Generic[T]):
 
 def _builtin_modules() -> list[ModuleType]:
     # Static imports so PyInstaller's analysis sees every built-in plugin.
-    from moka_shell.builtins import backends_openai, display_modes, themes, transports
+    from moka_shell.builtins import backends_openai, display_modes, themes, transport_sse, transports
 
-    return [transports, themes, display_modes, backends_openai]
+    return [transports, transport_sse, themes, display_modes, backends_openai]
 
 
 class PluginHost:
