@@ -17,6 +17,7 @@ import pytest
 
 from support import SERVERS
 from test_check import moka
+from test_check_junit import validate_junit
 
 LATE = {"late": {"command": sys.executable, "args": [str(SERVERS / "late_failures_server.py")]}}
 
@@ -61,6 +62,27 @@ def test_each_late_failure_has_its_class(late_report: tuple[int, dict[str, Any],
     assert blank["size"]["requested"] is None and blank["size"]["rendered"]["text"] == 0
 
 
+def test_storage_use_is_named(late_report: tuple[int, dict[str, Any], Path]) -> None:
+    _, report, _ = late_report
+    view = next(v for v in report["views"] if v["tool"] == "uses_indexeddb")
+    assert not view["ok"] and classes(view) == ["storage"]
+    assert "IndexedDB" in view["findings"][0]["message"]
+
+
+def test_a_missing_host_context_field_is_named(tmp_path: Path) -> None:
+    """A view that reads containerDimensions unchecked passes in Moka and fails where the host leaves it out."""
+    proc = moka(tmp_path, LATE, "check", "late", "--tool", "reads_context", "--profile", "moka,minimal",
+                "--json", "--timeout", "10")
+    report = json.loads(proc.stdout)
+    assert proc.returncode == 1
+    views = {v["profile"]: v for v in report["views"]}
+    assert views["moka"]["ok"]
+    assert classes(views["minimal"]) == ["missing-host-context"]
+    detail = views["minimal"]["findings"][0]["detail"]
+    assert detail["read"] == "maxHeight" and "containerDimensions" in detail["omitted"]
+    assert report["matrix"] == {"reads_context": {"moka": "PASS", "minimal": "FAIL"}}
+
+
 def test_consent_is_a_denial_that_the_report_records(late_report: tuple[int, dict[str, Any], Path]) -> None:
     """moka check never allows what a person would be asked: it records the request and answers no."""
     _, report, _ = late_report
@@ -88,42 +110,6 @@ def test_tool_good_passes_with_the_others_as_warnings(tmp_path: Path) -> None:
     assert bad.returncode == 1 and "csp_on_tool: _meta.ui.csp belongs on the ui:// resource" in bad.stdout
 
 
-# ---- JUnit --------------------------------------------------------------------------------------
-# The structure of Jenkins' xunit-plugin junit-10.xsd, checked by hand (no schema library is pinned).
-
-_TIME = r"(([0-9]{0,3},)*[0-9]{3}|[0-9]{0,3})*(\.[0-9]*)?"
-_SCHEMA: dict[str, tuple[set[str], set[str], set[str]]] = {
-    # element: (required attributes, optional attributes, allowed children)
-    "testsuites": (set(), {"name", "time", "tests", "failures", "errors"}, {"testsuite"}),
-    "testsuite": ({"name", "tests", "failures", "errors"},
-                  {"group", "time", "skipped", "timestamp", "hostname", "id", "package", "file", "log", "url"},
-                  {"testsuite", "properties", "testcase", "system-out", "system-err"}),
-    "properties": (set(), set(), {"property"}),
-    "property": ({"name", "value"}, set(), set()),
-    "testcase": ({"name"}, {"time", "classname", "group"},
-                 {"skipped", "error", "failure", "system-out", "system-err"}),
-    "failure": (set(), {"type", "message"}, set()),
-    "error": (set(), {"type", "message"}, set()),
-    "skipped": (set(), {"type", "message"}, set()),
-    "system-out": (set(), set(), set()),
-    "system-err": (set(), set(), set()),
-}
-
-
-def validate_junit(el: ET.Element) -> None:
-    """Raise AssertionError where the element breaks the junit-10.xsd structure."""
-    import re
-
-    required, optional, children = _SCHEMA[el.tag]
-    assert required <= set(el.attrib), (el.tag, "missing", required - set(el.attrib))
-    assert set(el.attrib) <= required | optional, (el.tag, "unknown", set(el.attrib) - required - optional)
-    if "time" in el.attrib:
-        assert re.fullmatch(_TIME, el.attrib["time"]), (el.tag, el.attrib["time"])
-    for child in el:
-        assert child.tag in children, (el.tag, "may not hold", child.tag)
-        validate_junit(child)
-
-
 def test_junit_validates_and_says_why(late_report: tuple[int, dict[str, Any], Path]) -> None:
     _, report, path = late_report
     root = ET.parse(path).getroot()
@@ -141,18 +127,6 @@ def test_junit_validates_and_says_why(late_report: tuple[int, dict[str, Any], Pa
     assert int(suite.get("failures", "0")) == sum(1 for v in report["views"] if not v["ok"])
     metadata = cases["metadata"].find("error")
     assert metadata is not None and "bad_uri" in (metadata.text or "")
-
-
-def test_the_schema_check_can_fail() -> None:
-    """The hand-written schema check rejects what junit-10.xsd rejects."""
-    with pytest.raises(AssertionError):
-        validate_junit(ET.fromstring('<testsuites><testsuite name="x" tests="1"/></testsuites>'))
-    with pytest.raises(AssertionError):
-        validate_junit(ET.fromstring('<testsuites><testsuite name="x" tests="1" failures="0" errors="0">'
-                                     '<testcase/></testsuite></testsuites>'))
-    with pytest.raises(AssertionError):
-        validate_junit(ET.fromstring('<testsuites><testsuite name="x" tests="1" failures="0" errors="0" '
-                                     'time="1 s"/></testsuites>'))
 
 
 @pytest.mark.gui

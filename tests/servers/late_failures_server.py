@@ -7,6 +7,8 @@ Tools and what each does once `ui/notifications/tool-result` arrived:
 - `throws_late`: renders, sizes itself, then throws an uncaught error 200 ms later.
 - `csp_late`: renders, sizes itself, then fetches an undeclared origin 200 ms later.
 - `never_sized`: completes the handshake and never sends a size or renders anything.
+- `reads_context`: reads `hostContext.containerDimensions.maxHeight` unchecked (breaks under `--profile minimal`).
+- `uses_indexeddb`: renders, sizes itself, then opens IndexedDB unguarded (a SecurityError in a view).
 - `asks_person`: renders, sizes itself, then asks to open a link (a person would be asked).
 - `bad_uri` and `csp_on_tool`: metadata mistakes on other tools (no view, or a view that works).
 """
@@ -55,6 +57,7 @@ BRIDGE = """
     appInfo: { name: "late-failures", version: "0.0.1" }, appCapabilities: {} }).then(function (r) {
     if (r.error) return;
     post({ jsonrpc: "2.0", method: "ui/notifications/initialized" });
+    if (window.onInit) window.onInit(r.result);  // as after the SDK's connect(): the app reads its context
   });
 })();
 </script>
@@ -65,11 +68,13 @@ RENDER = ("var p = document.createElement('p'); p.id = 'out';"
           "document.body.appendChild(p); window.sizeMe();")
 
 
-def page(title: str, on_result: str, *, heading: bool = True) -> str:
-    """A view document that runs `on_result` (JS, with the result as `r`) when its result arrives."""
+def page(title: str, on_result: str, *, heading: bool = True, on_init: str = "") -> str:
+    """A view document that runs `on_result` (JS, with the result as `r`) when its result arrives,
+    and `on_init` (with the ui/initialize result as `i`) once it said initialized."""
     h1 = f"<h1>{title}</h1>" if heading else ""
+    init = f"window.onInit = function (i) {{ {on_init} }};" if on_init else ""
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title></head><body>{h1}"
-            f"<script>window.onResult = function (r) {{ {on_result} }};</script>{BRIDGE}</body></html>")
+            f"<script>window.onResult = function (r) {{ {on_result} }};{init}</script>{BRIDGE}</body></html>")
 
 
 VIEWS: dict[str, str] = {
@@ -79,6 +84,10 @@ VIEWS: dict[str, str] = {
     "csp_late": page("csp late", RENDER + "setTimeout(function () {"
                      " fetch('https://undeclared.example/data').catch(function () {}); }, 200);"),
     "never_sized": page("never sized", "", heading=False),
+    # Reads a hostContext field without checking it is there: fine in Moka, broken where it is left out.
+    "reads_context": page("reads context", RENDER, on_init="window.maxHeight = i.hostContext.containerDimensions.maxHeight;"),
+    # IndexedDB in an opaque-origin view: a SecurityError, uncaught.
+    "uses_indexeddb": page("uses indexeddb", RENDER + "setTimeout(function () { indexedDB.open('notes'); }, 50);"),
     "asks_person": page("asks person", RENDER + "setTimeout(function () {"
                         " window.request('ui/open-link', { url: 'https://example.com/docs' }).then(function (a) {"
                         " document.getElementById('out').textContent = 'link answer: ' + JSON.stringify(a); });"

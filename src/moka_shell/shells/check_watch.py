@@ -13,6 +13,7 @@ from moka_shell.shells.check_classes import Finding, classify, csp_finding, erro
 from moka_shell.shells.check_report import ViewReport
 
 POLL = 0.05
+CAUSES = ("thrown-error", "missing-host-context", "storage", "needs-unsafe-eval")
 MAX_TIMELINE = 400  # entries kept per view (the transcript keeps every ui.rpc message)
 ALL_CONTEXT = ("toolInfo", "theme", "styles", "displayMode", "availableDisplayModes", "containerDimensions",
                "locale", "timeZone", "userAgent", "platform", "deviceCapabilities", "safeAreaInsets")
@@ -171,8 +172,11 @@ def _judge(vr: ViewReport, view: View, findings: list[Finding], *, timeout: floa
     if not watched.get("quiet", True):
         first.append(Finding("never-quiet", f"the view was still busy when --timeout ({timeout:g} s) ran out",
                              "warning"))
-    vr.findings = [f.to_json() for f in first + findings]
-    for f in first + findings:
+    # A view that broke its own handshake: the error it threw is the cause, the missed step the effect.
+    causes = [f for f in findings if f.severity == "failure" and f.cls in CAUSES]
+    ordered = causes + first + [f for f in findings if f not in causes] if first and causes else first + findings
+    vr.findings = [f.to_json() for f in ordered]
+    for f in ordered:
         line = f.message
         if f.severity == "failure":
             vr.fail(line)
