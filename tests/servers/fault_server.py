@@ -57,6 +57,17 @@ def ask_model(question: str, answer: Annotated[CreateMessageResult, Resolve(_sam
     return f"the model said: {getattr(content, 'text', content)}"
 
 
+def _tuned(question: str) -> Sample:
+    return Sample([SamplingMessage(role="user", content=TextContent(type="text", text=question))], max_tokens=33,
+                  temperature=0.25, stop_sequences=["STOP"])
+
+
+@server.tool()
+def ask_model_tuned(question: str, answer: Annotated[CreateMessageResult, Resolve(_tuned)]) -> str:
+    """Ask the model with maxTokens 33, temperature 0.25 and the stop sequence "STOP"."""
+    return f"{getattr(answer.content, 'text', answer.content)}|{answer.stop_reason}"
+
+
 @server.tool()
 def echo(text: str = "hi") -> str:
     """Say it back."""

@@ -397,4 +397,4 @@ class ChatEngine:
         request = self._request(backend, None, sampling_messages(params, accepts), [])
         if params.get("systemPrompt"):
             request.system = str(params["systemPrompt"])
-        return await sample_once(backend, request)
+        return await sample_once(backend, request, params)
