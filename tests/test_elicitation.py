@@ -56,6 +56,21 @@ async def until(check: Any, what: str) -> Any:
     raise AssertionError(f"never happened: {what}")
 
 
+def advertised(app: MokaApp) -> Any:
+    """The elicitation capability Moka sent: in ``initialize`` (legacy) or in a request's ``_meta`` (2026-07-28)."""
+    for ev in app.inspector.query(limit=5000):
+        msg = ev.get("message")
+        if ev.get("direction") != "out" or not isinstance(msg, dict):
+            continue
+        params = msg.get("params") or {}
+        if msg.get("method") == "initialize":
+            return params["capabilities"].get("elicitation")
+        caps = (params.get("_meta") or {}).get("io.modelcontextprotocol/clientCapabilities")
+        if msg.get("method") == "tools/call" and caps is not None:
+            return caps.get("elicitation")
+    raise AssertionError("no initialize or tools/call on the wire")
+
+
 def requests_of(events: list[tuple[str, Any]]) -> list[dict[str, Any]]:
     return [d for e, d in events if e == "elicitation.request"]
 
@@ -87,6 +102,7 @@ async def test_form_answered_in_the_runner(paths: Paths, tmp_path: Path, flags: 
         assert result["result"]["content"][0]["text"] == "accepted: name=Ada age=36 color=blue subscribe=True"
         assert ("elicitation.done", {"requestId": req["requestId"], "action": "accept", "callId": "run-1"}) in events
         assert await call(bridge, "elicitation.pending", {}) == []
+        assert advertised(app) == {"form": {}, "url": {}}  # what is implemented, and only that
     finally:
         await app.stop()
 
