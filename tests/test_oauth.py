@@ -294,3 +294,32 @@ async def test_openid_discovery_is_the_fallback(no_keyring: Path, oauth_server: 
     result = await sign_in(oauth_server.url, "remote", browser_opens)
     assert result["issuer"] == oauth_server.issuer
     assert oauth_server.state()["oidc_fetched"] is True
+
+
+@pytest.mark.anyio
+async def test_a_server_that_needs_no_sign_in_leaves_no_record(no_keyring: Path) -> None:
+    """An open HTTP server connects as before; Moka stores nothing for it and shows no auth state."""
+    from oauth_support import free_port
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "moka_shell.demo", "--http", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    mgr = ServerManager(PluginHost().registry("transports"), Inspector(no_keyring / "inspector"))
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                httpx2.get(f"http://127.0.0.1:{port}/", timeout=1)
+                break
+            except httpx2.HTTPError:
+                await asyncio.sleep(0.1)
+        mgr.load({"open": ServerConfig(url=f"http://127.0.0.1:{port}/mcp")})
+        mgr.start_all()
+        conn = mgr.get("open")
+        assert await conn.wait_ready(30), conn.error
+        assert conn.info()["auth"] == "signed-out"
+        assert not (no_keyring / oauth_store.FILE_NAME).exists()
+    finally:
+        await mgr.stop_all()
+        proc.terminate()
+        proc.wait(10)

@@ -151,13 +151,14 @@ def _free_loopback_port() -> int:
 
 
 def _redirect_uri(store: OAuthStore) -> str:
-    """The redirect URI this server's registration uses; chosen once, so registrations stay valid."""
+    """The redirect URI this server's registration uses (kept with the registration), or a fresh one.
+
+    Nothing is written here: a server that never asks for OAuth leaves no record behind.
+    """
     uri = store.record().get("redirectUri")
     if isinstance(uri, str) and uri.startswith("http://127.0.0.1:"):
         return uri
-    uri = f"http://127.0.0.1:{_free_loopback_port()}/callback"
-    store.remember(redirectUri=uri)
-    return uri
+    return f"http://127.0.0.1:{_free_loopback_port()}/callback"
 
 
 def connection_auth(url: str) -> MokaOAuthProvider:

@@ -196,7 +196,9 @@ class OAuthStore:
         record = self.record()
         issuer = client_info.issuer
         drop_tokens = record.get("issuer") not in (None, issuer)
+        uris = client_info.redirect_uris or []
         self._update(client=client_info.model_dump(mode="json", exclude_none=True), issuer=issuer,
+                     redirectUri=str(uris[0]) if uris else record.get("redirectUri"),
                      tokens=None if drop_tokens else record.get("tokens"),
                      expiresAt=None if drop_tokens else record.get("expiresAt"))
 

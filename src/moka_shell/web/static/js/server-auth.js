@@ -46,10 +46,10 @@ async function signIn(name, btn, clientId) {
   if (popup) popup.document.title = `Signing in to ${name}…`;
   btn.disabled = true;
   try {
-    const { url, needsClientId, message } = await api.call("servers.login", clientId ? { name, clientId } : { name });
+    const { url, needsClientId } = await api.call("servers.login", clientId ? { name, clientId } : { name });
     if (needsClientId) {
       popup?.close();
-      const id = await askClientId(name, message);
+      const id = await askClientId(name);
       if (id) await signIn(name, btn, id);
       return;
     }
@@ -64,7 +64,7 @@ async function signIn(name, btn, clientId) {
 }
 
 // A server that lets no client register itself: the person enters the client id its owner gave.
-function askClientId(name, message) {
+function askClientId(name) {
   return new Promise((resolve) => {
     let answer = null;
     const input = h("input", { class: "input code", id: "sign-in-client-id", autocomplete: "off", spellcheck: "false" });
@@ -74,7 +74,6 @@ function askClientId(name, message) {
       title: `Client ID for ${name}`, id: "sign-in-client-dialog",
       body: h("div", { class: "stack" },
         h("p", { class: "dialog-text", text: `${name} does not let Moka register itself. Ask its owner for a client ID (a public client with the redirect URI http://127.0.0.1/callback) and enter it here.` }),
-        h("p", { class: "muted small", text: message.split("\n")[0] }),
         h("label", { class: "field" }, h("span", { class: "field-label", text: "Client ID" }), input)),
       actions: [button("Cancel", { onclick: () => dlg.close() }), button("Sign in", { variant: "primary", id: "sign-in-client-go", onclick: submit })],
       onClose: () => resolve(answer),
@@ -96,6 +95,7 @@ function linkDialog(name, url) {
 
 api.on("servers.signin", (d) => {
   waiting.delete(d.name);
+  if (d.needsClientId) return; // the Client ID dialog is already asking
   if (d.ok) toast(`Signed in to ${d.name}.`, { tone: "success" });
   else toastError(new Error(d.error || `Signing in to ${d.name} failed.`));
   store.refreshServers();
