@@ -137,8 +137,10 @@ def collect(vr: ViewReport, view: View, events: list[dict[str, Any]], *, wall0: 
         vr.timeline.append({"t": c.get("t", 0.0), "event": f"would ask the person: {c['action']}"})
     if eval_blocked:
         threw = any(f.cls in ("thrown-error", "needs-unsafe-eval") for f in findings)
-        findings.append(Finding("needs-unsafe-eval", "the view tried eval() or new Function, which the CSP blocks",
-                                "failure" if threw or view.state == "failed" else "warning"))
+        broke = threw or view.state == "failed"
+        findings.append(Finding("needs-unsafe-eval", "the view tried eval() or new Function, which the CSP blocks"
+                                + ("" if broke else " (a probe, as Zod makes; harmless while the view works)"),
+                                "failure" if broke else "warning"))
     vr.size = {"requested": sizes[-1] if sizes else None, "changes": len(sizes),
                **({"rendered": probe} if probe is not None else {})}
     _judge(vr, view, findings, timeout=timeout, watched=watched, probe=probe, sizes=sizes, engine=engine)
