@@ -19,7 +19,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from moka_shell import config_merge
-from moka_shell.errors import ConfigError
+from moka_shell.errors import ConfigError, DataDirError
+from moka_shell.paths import ensure_dir
 
 try:
     import fcntl
@@ -224,7 +225,11 @@ class ConfigFile:
 
     def _load(self) -> MokaConfig:
         with self._locked():
-            if not self.path.exists():
+            try:
+                present = self.path.exists()
+            except OSError as exc:  # a folder on the way that may not be entered (R3.4)
+                raise ConfigError(str(self.path), f"can't be read: {exc.strerror or exc}") from exc
+            if not present:
                 cfg = default_config()
                 self._write(cfg.to_json())
                 return cfg
@@ -289,18 +294,27 @@ class ConfigFile:
         return parse_config(text, str(self.path)), stamp
 
     def _write(self, data: dict[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        # A temp file of our own: two writers sharing one temp name replaced each other's.
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
+        try:  # finding R3.4: a file where the folder should be, or a folder nobody may write, was a traceback
+            ensure_dir(self.path.parent, "the config's folder")
+            # A temp file of our own: two writers sharing one temp name replaced each other's.
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
+        except DataDirError as exc:
+            raise ConfigError(str(self.path), f"can't be written: {exc.problem}", hint=exc.hint) from exc
+        except OSError as exc:
+            raise ConfigError(str(self.path), f"can't be written: {exc.strerror or exc}",
+                              hint=f"check that you may write in {self.path.parent}, or pass another --config") from exc
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(json.dumps(data, indent=2) + "\n")
                 fh.flush()
                 st = os.fstat(fh.fileno())
             os.replace(tmp, self.path)
-        except BaseException:
+        except BaseException as exc:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+            if isinstance(exc, OSError):  # a full disk: the file on disk is still the old one, whole
+                raise ConfigError(str(self.path), f"can't be written: {exc.strerror or exc}",
+                                  hint="the file was left as it was; free some space and try again") from exc
             raise
         # The temp file's identity becomes the file's: a later write by anyone changes it.
         self._stamp = (st.st_ino, st.st_mtime_ns, st.st_size)

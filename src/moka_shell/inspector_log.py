@@ -16,6 +16,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from moka_shell.errors import DataDirError
+from moka_shell.paths import ensure_dir
+
 log = logging.getLogger("moka.inspector")
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 MAX_LINE = 16 * 1024 * 1024  # a longer line on disk (from an older Moka) is skipped, not read whole
@@ -103,7 +106,10 @@ class LogWriter:
 
     def _open(self, day: str) -> None:
         self._drop_file()
-        self.folder.mkdir(parents=True, exist_ok=True)
+        try:
+            ensure_dir(self.folder, "the inspector's folder")
+        except DataDirError as exc:  # a file where the folder should be: say which, as an OSError would
+            raise OSError(exc.problem) from exc
         parts = [p for p in log_files(self.folder) if p.name.startswith(f"events-{day}")]
         path = parts[-1] if parts else self.folder / f"events-{day}.jsonl"
         size = path.stat().st_size if path.exists() else 0
