@@ -84,3 +84,71 @@ def test_environment_key_is_shown_as_such_and_a_failed_save_never_says_stored(mo
     page.click("#settings-key-save")
     page.locator("#settings-key-error:not([hidden])").wait_for(timeout=10000)
     assert page.locator("#settings-key-source").get_attribute("data-source") == "none"
+
+
+PASTE_PNG = """(b64) => {
+  const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  const dt = new DataTransfer();
+  dt.items.add(new File([bytes], "", { type: "image/png" }));
+  const box = document.querySelector('#composer');
+  box.focus();
+  box.dispatchEvent(new ClipboardEvent("paste", { clipboardData: dt, bubbles: true, cancelable: true }));
+}"""
+
+
+def chat_requests(srv: FakeOpenAIServer) -> list[dict[str, Any]]:
+    return [r for r in srv.requests if "messages" in r]
+
+
+def test_pasted_image_reaches_the_model_then_edit_regenerate_and_copy(moka_factory) -> None:  # type: ignore[no-untyped-def]
+    """Paste an image: a chip; Send: the fake gets an image_url part; Edit and resend replaces the answer;
+    Regenerate asks again; Copy puts the text on the clipboard."""
+    with FakeOpenAIServer() as srv:
+        srv.enqueue([Text("A red square.")], [Text("Edited answer.")], [Text("Regenerated answer.")])
+        moka: Moka = moka_factory({}, agent={"backend": "ollama", "model": "fake-model", "baseUrls": {"ollama": srv.base_url}})
+        moka.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=moka.url)
+        page = moka.open("chat")
+        page.evaluate(PASTE_PNG, base64.b64encode(PNG).decode())
+        chip = page.locator("#composer-chips .attach-chip")
+        chip.wait_for(timeout=10000)
+        assert chip.locator(".attach-thumb").count() == 1
+        page.fill("#composer", "what is this?")
+        shot(page, "composer-attachment")
+        page.keyboard.press("Enter")
+        page.wait_for_selector('.msg[data-role="assistant"]:has-text("A red square.")', timeout=20000)
+        user = page.locator('.msg[data-role="user"]').first
+        user.locator(".msg-files .attach-chip").wait_for(timeout=5000)
+        first = chat_requests(srv)[0]["messages"][-1]
+        parts = first["content"]
+        assert parts[0]["type"] == "text" and "what is this?" in parts[0]["text"]
+        assert parts[1] == {"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(PNG).decode()}}
+
+        # Edit and resend: the later answer is replaced, the attachment stays with the message.
+        user.hover()
+        user.locator('[data-action="edit"]').click()
+        user.locator(".msg-edit-input").fill("what colour is this?")
+        user.locator('[data-action="save-edit"]').click()
+        page.locator("dialog[open] .btn-primary").click()  # "1 later message will be replaced"
+        page.wait_for_selector('.msg[data-role="assistant"]:has-text("Edited answer.")', timeout=20000)
+        assert page.locator('.msg[data-role="assistant"]:has-text("A red square.")').count() == 0
+        edited = chat_requests(srv)[1]["messages"]
+        assert [m["role"] for m in edited] == ["user"] and "what colour is this?" in edited[0]["content"][0]["text"]
+        assert edited[0]["content"][1]["type"] == "image_url"
+
+        # Regenerate the last answer.
+        answer = page.locator('.msg[data-role="assistant"]').last
+        answer.hover()
+        answer.locator('[data-action="regenerate"]').click()
+        page.wait_for_selector('.msg[data-role="assistant"]:has-text("Regenerated answer.")', timeout=20000)
+        assert page.locator('.msg[data-role="assistant"]:has-text("Edited answer.")').count() == 0
+        assert len(chat_requests(srv)) == 3 and [m["role"] for m in chat_requests(srv)[2]["messages"]] == ["user"]
+        page.wait_for_function("() => !document.querySelector('#stop') || document.querySelector('#stop').hidden")
+
+        # Copy.
+        answer = page.locator('.msg[data-role="assistant"]').last
+        answer.hover()
+        answer.locator('[data-action="copy"]').click()
+        assert page.evaluate("() => navigator.clipboard.readText()") == "Regenerated answer."
+        cid = moka.call("conversations.list")[0]["id"]
+        stored = moka.call("conversations.get", {"id": cid})["messages"]
+        assert [m["role"] for m in stored] == ["user", "assistant"] and stored[0]["content"] == "what colour is this?"

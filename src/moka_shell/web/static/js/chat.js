@@ -1,24 +1,26 @@
-// The Chat screen: conversation threads with streamed, safely rendered Markdown, tool-call
-// cards with their views mounted underneath, "From app" messages, model-context markers,
-// errors in place, Stop, and the composer (Enter sends, Shift+Enter breaks the line).
+// The Chat screen: conversation threads, tool-call cards with their views mounted underneath,
+// model-context markers, errors in place, Stop, and the events from the core. A message is
+// chat-messages.js (text, attachments, Copy / Edit / Regenerate / Continue); the box you type
+// in is composer.js.
 
 import { api } from "./api.js";
 import { h, clear } from "./dom.js";
 import { icon } from "./icons.js";
-import { iconButton, button, toast, toastError } from "./ui.js";
-import { renderMarkdown } from "./markdown.js";
+import { button, toast, toastError } from "./ui.js";
 import { createToolCard, updateToolCard, toolCardViews } from "./toolcard.js";
 import { createSidebar } from "./conversations.js";
 import { renderWelcome } from "./welcome.js";
 import { reopen } from "./views.js";
 import { errorBlock, contextMarker, textOf } from "./chat-parts.js";
 import { store } from "./store.js";
+import { createComposer } from "./composer.js";
+import { ensureMsg, setText, setAttachments, initMessages, refreshActions, renderActions, interruptedNote } from "./chat-messages.js";
 
 const convs = new Map(); // conversationId -> Conv (threads stay in the DOM so their views live on)
 let draft = null; // the unsent "new chat" thread
 let pendingNew = null; // a draft whose first chat.send has not told us its id yet
 let active = null;
-let ctx, sidebar, scroller, threads, composer, sendBtn, stopBtn, jumpBtn;
+let ctx, sidebar, scroller, threads, composer, jumpBtn;
 let stick = true; // follow new content while the person is at the bottom
 
 class Conv {
@@ -115,51 +117,6 @@ function adopt(conv, id) {
 
 // ---- messages ------------------------------------------------------------------------------
 
-/** "From app: notes (server a)": whose message this is, never shown as the person's. */
-function fromAppLabel(app) {
-  return app?.tool ? `From app: ${app.tool} (server ${app.server})` : "From app";
-}
-
-function ensureMsg(conv, id, role = "assistant", source, app) {
-  let msg = conv.msgs.get(id);
-  if (msg) return msg;
-  conv.el.querySelector(".welcome")?.remove();
-  const body = h("div", { class: "msg-body" });
-  const tools = h("div", { class: "msg-tools" });
-  const fromApp = source === "app";
-  const el = h("article", { class: `msg msg-${role}${fromApp ? " msg-app" : ""}`, "data-role": role, "data-message-id": id },
-    role === "assistant" ? h("div", { class: "msg-avatar", "aria-hidden": "true" }, icon("logo", { size: 17 })) : null,
-    h("div", { class: "msg-main" },
-      fromApp ? h("div", { class: "msg-from-app" }, icon("app", { size: 13 }), h("span", { text: fromAppLabel(app) })) : null,
-      body, tools));
-  msg = { el, body, tools, role, text: "" };
-  conv.msgs.set(id, msg);
-  conv.el.append(el);
-  return msg;
-}
-
-function setText(msg, text) {
-  msg.text = text;
-  msg.el.classList.toggle("is-empty", !text);
-  // Screen readers hear the reply once it is complete, not every streamed fragment.
-  msg.el.setAttribute("aria-busy", String(Boolean(msg.streaming)));
-  if (msg.role !== "assistant") {
-    // People's own words are shown as typed, never interpreted.
-    msg.body.textContent = text;
-    return;
-  }
-  if (msg.frame) return;
-  // Streaming: re-render at most once per frame however fast deltas arrive.
-  msg.frame = requestAnimationFrame(() => {
-    msg.frame = 0;
-    clear(msg.body).append(renderMarkdown(msg.text));
-    if (msg.streaming && msg.text) msg.body.append(h("span", { class: "caret", "aria-hidden": "true" }));
-    // Before the first word arrives, show that the model is working.
-    if (msg.streaming && !msg.text) msg.body.append(h("span", { class: "typing", role: "status", "aria-label": "The model is thinking" }, h("i"), h("i"), h("i")));
-    follow();
-  });
-}
-
 function addMessage(conv, m, { history = false } = {}) {
   if (!m || m.role === "tool") return; // tool results are shown inside their tool-call cards
   const text = textOf(m.content);
@@ -170,18 +127,44 @@ function addMessage(conv, m, { history = false } = {}) {
     conv.msgs.delete(p.id);
     p.el.dataset.messageId = m.id;
     p.el.classList.remove("pending");
+    p.id = m.id;
     conv.msgs.set(m.id, p);
+    renderActions(p);
     return;
   }
   const msg = ensureMsg(conv, m.id, m.role, m.source, m.data?.app);
   msg.source = m.source;
   // An empty assistant message during a turn is the start of a reply: it streams next.
   msg.streaming = !history && m.role === "assistant" && !text && conv.running;
-  if (text || !msg.text) setText(msg, text);
+  if (text || !msg.text || m.edited) setText(msg, text);
+  if (m.data?.attachments && !msg.hasFiles) setAttachments(msg, m.data.attachments);
   for (const call of m.toolCalls || []) upsertCall(conv, m.id, call, { history });
   if (m.views && history) for (const v of m.views) storedView(conv, msg, v);
-  if (m.error && history) msg.el.after(errorBlock(typeof m.error === "string" ? m.error : m.error.message, m.error === "stopped" ? "stopped" : "turn", toSettings));
+  if (history && m.interrupted) interruptedNote(msg, { canContinue: true });
+  else if (history && m.error === "interrupted") interruptedNote(msg, { canContinue: false });
+  else if (m.error && history) msg.el.after(errorBlock(typeof m.error === "string" ? m.error : m.error.message, m.error === "stopped" ? "stopped" : "turn", toSettings));
+  refreshActions(conv);
   follow();
+}
+
+/** The core replaced what came after a message (an edit or a regenerate): those turns leave the thread. */
+function truncateAfter(conv, messageId) {
+  const anchor = conv.msgs.get(messageId)?.el;
+  if (!anchor) return;
+  let node = anchor.nextElementSibling;
+  while (node) {
+    const next = node.nextElementSibling;
+    const id = node.dataset.messageId;
+    if (id) {
+      const msg = conv.msgs.get(id);
+      for (const card of msg?.tools?.querySelectorAll(".tool-card") || []) conv.cards.delete(card.dataset.callId);
+      conv.msgs.delete(id);
+    }
+    node.remove();
+    node = next;
+  }
+  for (const [callId, card] of conv.cards) if (!card.isConnected) conv.cards.delete(callId);
+  refreshActions(conv);
 }
 
 function upsertCall(conv, messageId, call, { history = false } = {}) {
@@ -221,40 +204,31 @@ function follow() {
 function setRunning(conv, running) {
   conv.running = running;
   if (!running) for (const msg of conv.msgs.values()) if (msg.streaming) { msg.streaming = false; setText(msg, msg.text); }
+  refreshActions(conv);
   if (conv === active) syncComposer();
 }
 
 function syncComposer() {
-  const running = Boolean(active?.running);
-  sendBtn.hidden = running;
-  stopBtn.hidden = !running;
-  sendBtn.disabled = !composer.value.trim();
+  composer.setRunning(Boolean(active?.running));
 }
 
-function autosize() {
-  composer.style.height = "auto";
-  composer.style.height = `${Math.min(composer.scrollHeight, Math.round(window.innerHeight * 0.4))}px`;
-  sendBtn.disabled = !composer.value.trim();
-}
-
-async function send() {
-  const text = composer.value.trim();
+async function send(text, files) {
   const conv = active;
-  if (!text || !conv || conv.running) return;
-  composer.value = "";
-  autosize();
+  if ((!text && !files.length) || !conv || conv.running) return;
   if (!conv.id) pendingNew = conv;
   const tempId = `pending-${Date.now()}`;
   const msg = ensureMsg(conv, tempId, "user");
   msg.el.classList.add("pending");
-  msg.id = tempId;
   setText(msg, text);
+  if (files.length) setAttachments(msg, files);
   conv.pendingUser = msg;
   setRunning(conv, true);
   stick = true;
   follow();
+  const params = { text, ...(conv.id ? { conversationId: conv.id } : {}), ...(composer.choice?.() || {}) };
+  if (files.length) params.attachments = files.map(({ name, mimeType, data }) => ({ name, mimeType, data }));
   try {
-    const res = await api.call("chat.send", conv.id ? { conversationId: conv.id, text } : { text });
+    const res = await api.call("chat.send", params);
     if (res?.conversationId) adopt(conv, res.conversationId);
     if (conv === active) ctx.setSubtitle(sidebar.titleOf(conv.id) || text.slice(0, 60));
   } catch (err) {
@@ -285,6 +259,7 @@ function wire() {
     if (!c.running) setRunning(c, true);
     setText(msg, msg.text + (d.text || ""));
   });
+  api.on("chat.truncated", (d) => { const c = convs.get(d?.conversationId); if (c) truncateAfter(c, d.afterMessageId); });
   api.on("chat.tool", (d) => { const c = convFor(d?.conversationId); if (c && d.call) upsertCall(c, d.messageId, d.call); });
   api.on("chat.approval", (d) => { const c = convFor(d?.conversationId); if (c && d.call) upsertCall(c, d.messageId, d.call); });
   api.on("chat.context", (d) => {
@@ -364,22 +339,12 @@ export default {
     jumpBtn = h("button", { type: "button", class: "jump-latest", id: "jump-latest", hidden: true,
       onclick: () => { stick = true; scroller.scrollTo({ top: scroller.scrollHeight, behavior: "smooth" }); jumpBtn.hidden = true; } },
     icon("chevronDown", { size: 15 }), h("span", { text: "Latest" }));
-    composer = h("textarea", {
-      id: "composer", class: "composer-input", rows: 1, placeholder: "Message Moka…", "aria-label": "Message",
-      oninput: autosize,
-      onkeydown: (e) => {
-        if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); send(); }
-      },
+    composer = createComposer({
+      onSend: send,
+      onStop: () => active?.id && api.call("chat.stop", { conversationId: active.id }).catch(toastError),
     });
-    sendBtn = iconButton("send", "Send message", { id: "send", className: "composer-send", onclick: send, size: 18 });
-    stopBtn = iconButton("stop", "Stop the reply", {
-      id: "stop", className: "composer-stop", hidden: true, size: 16,
-      onclick: () => active?.id && api.call("chat.stop", { conversationId: active.id }).catch(toastError),
-    });
-    const composerBox = h("div", { class: "composer" },
-      h("div", { class: "composer-box" }, composer, sendBtn, stopBtn),
-      h("p", { class: "composer-hint" }, h("kbd", { text: "Enter" }), " to send · ", h("kbd", { text: "Shift" }), " + ", h("kbd", { text: "Enter" }), " for a new line"));
-    section.append(sidebar.el, h("div", { class: "chat-main" }, scroller, jumpBtn, composerBox));
+    initMessages({ follow, isRunning: (conv) => Boolean(conv?.running) });
+    section.append(sidebar.el, h("div", { class: "chat-main" }, scroller, jumpBtn, composer.el));
     document.addEventListener("keydown", (e) => {
       if (e.key === "Escape" && sidebar.el.classList.contains("open") && !document.querySelector("dialog[open]")) toggleSidebar(null, false);
     });

@@ -30,6 +30,8 @@ const ICONS = {
   edit: [["path", { d: "M14.5 5.5l4 4L9 19H5v-4z" }], ["path", { d: "M12.5 7.5l4 4" }]],
   download: [["path", { d: "M12 4v11M7 10.5l5 5 5-5M5 19.5h14" }]],
   upload: [["path", { d: "M12 16V5M7 9.5l5-5 5 5M5 19.5h14" }]],
+  // Attach: a paper clip.
+  paperclip: [["path", { d: "M20 11.5l-7.8 7.8a5 5 0 0 1-7.1-7.1l8.2-8.2a3.3 3.3 0 0 1 4.7 4.7l-8.2 8.2a1.7 1.7 0 0 1-2.4-2.4l7.5-7.5" }]],
   copy: [["rect", { x: 8.5, y: 8.5, width: 11, height: 11, rx: 2 }], ["path", { d: "M15.5 8.5V6.5a2 2 0 0 0-2-2h-7a2 2 0 0 0-2 2v7a2 2 0 0 0 2 2h2" }]],
   check: [["path", { d: "M5 12.5l4.5 4.5L19 7.5" }]],
   chevron: [["path", { d: "M9 6l6 6-6 6" }]],
