@@ -141,3 +141,37 @@ async def test_a_tool_that_requires_tasks_is_not_offered_to_the_model(app: MokaA
     assert "taskSupport" not in tools["echo"]
     entries = app.servers.get("every").tools
     assert not entries["simulate-research-query"].model_visible and entries["echo"].model_visible
+
+
+async def test_roots_the_person_chose_reach_the_server_and_changes_are_announced(paths: Paths, tmp_path: Any) -> None:
+    """server-everything's get-roots-list shows the chosen folders; servers.setRoots announces a change;
+    a server with no roots configured is not told Moka has roots (its tool is then not offered)."""
+    first, second = tmp_path / "project-a", tmp_path / "project-b"
+    first.mkdir()
+    second.mkdir()
+    every = {"command": npm_server("mcp-server-everything"), "args": ["stdio"]}
+    paths.config_file.parent.mkdir(parents=True, exist_ok=True)
+    paths.config_file.write_text(json.dumps({"mcpServers": {"rooted": {**every, "roots": [str(first)]}, "plain": every}}))
+    app = MokaApp(paths)
+    await app.start(endpoints=FAKE_ENDPOINTS)
+    try:
+        await app.servers.wait_ready(timeout=60)
+        bridge = Bridge(app)
+        rooted = app.servers.get("rooted")
+        assert "get-roots-list" in rooted.tools and "get-roots-list" not in app.servers.get("plain").tools
+        text = (await rooted.call_tool("get-roots-list", {}))["content"][0]["text"]
+        assert first.as_uri() in text and second.as_uri() not in text
+        info = await call(bridge, "servers.setRoots", server="rooted", roots=[str(first), str(second)])
+        assert info["roots"] == [str(first), str(second)]
+        assert json.loads(paths.config_file.read_text())["mcpServers"]["rooted"]["roots"] == [str(first), str(second)]
+        deadline = time.monotonic() + 20
+        while second.as_uri() not in text and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)  # the server re-asks roots/list after the list_changed notification
+            text = (await rooted.call_tool("get-roots-list", {}))["content"][0]["text"]
+        assert second.as_uri() in text
+        bad = await error_of(bridge, "servers.setRoots", server="rooted", roots=["relative/dir"])
+        assert bad["code"] == -32602 and "absolute" in bad["message"]
+        missing = await error_of(bridge, "servers.setRoots", server="rooted", roots=[str(tmp_path / "nope")])
+        assert "not a folder that exists" in missing["message"]
+    finally:
+        await app.stop()

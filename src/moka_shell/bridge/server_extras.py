@@ -29,7 +29,7 @@ def _strings(value: dict[str, Any], what: str) -> dict[str, str]:
 
 class ServerExtraMethods:
     """``servers.prompts``, ``servers.prompt``, ``servers.resources``, ``servers.readResource``, ``servers.complete``,
-    ``servers.setLogLevel`` and ``servers.logs``."""
+    ``servers.setLogLevel``, ``servers.logs`` and ``servers.setRoots``."""
 
     def __init__(self, app: MokaApp) -> None:
         self.app = app
@@ -38,7 +38,7 @@ class ServerExtraMethods:
         """Method name → coroutine function."""
         return {"servers.prompts": self.prompts, "servers.prompt": self.prompt, "servers.resources": self.resources,
                 "servers.readResource": self.read_resource, "servers.complete": self.complete,
-                "servers.setLogLevel": self.set_log_level, "servers.logs": self.logs}
+                "servers.setLogLevel": self.set_log_level, "servers.logs": self.logs, "servers.setRoots": self.set_roots}
 
     async def prompts(self, p: Params) -> list[dict[str, Any]]:
         """Every prompt of one server."""
@@ -79,3 +79,12 @@ class ServerExtraMethods:
         """The newest log messages of one server, oldest first."""
         limit = max(1, min(MAX_LOG_LINES, opt_int(p, "limit", MAX_LOG_LINES) or MAX_LOG_LINES))
         return list(self.app.servers.get(req_str(p, "server")).logs)[-limit:]
+
+    async def set_roots(self, p: Params) -> dict[str, Any]:
+        """Set the folders one server may use (roots), save them, and tell the server."""
+        name = req_str(p, "server")
+        conn = self.app.servers.get(name)
+        await conn.set_roots(p.get("roots"))
+        self.app.config.mcp_servers[name] = conn.config
+        self.app.save_config()
+        return conn.info()

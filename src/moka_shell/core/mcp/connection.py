@@ -7,6 +7,7 @@ in ``shared/docs/mcp-python-sdk.md``. The connection is split by concern:
 - here: the lifecycle (supervisor, one connection attempt, stderr, status and ``info()``);
 - ``requests.py`` (mixin ServerRequests): tool calls, prompts, resources, completions;
 - ``session_events.py`` (mixin SessionEvents): what the server sends unasked (list changes, logs, sampling);
+- ``server_settings.py`` (mixin ServerSettings): the log level and the roots the person chose;
 - ``backoff.py``: when to retry; ``listing.py``: paginated lists; ``ui_resources.py``: the ui:// cache.
 """
 
@@ -18,7 +19,6 @@ import logging
 import os
 import threading
 import time
-import warnings
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -39,12 +39,13 @@ from moka_shell.core.mcp.oauth import auth_state
 from moka_shell.core.mcp.progress import CallTracker
 from moka_shell.core.mcp.requests import ServerRequests
 from moka_shell.core.mcp.sdk import describe_exception, dump, quiet_sdk_logs
-from moka_shell.core.mcp.session_events import LOG_INFO_LINES, LOG_LEVELS, SessionEvents
+from moka_shell.core.mcp.server_settings import ServerSettings
+from moka_shell.core.mcp.session_events import LOG_INFO_LINES, SessionEvents
 from moka_shell.core.mcp.stderr import INFO_LINES, StderrTail, pump
 from moka_shell.core.mcp.stdio_client import EXIT_PREFIX
 from moka_shell.core.mcp.transport import Transport
 from moka_shell.core.mcp.ui_resources import UiCache
-from moka_shell.errors import InvalidParamsError, MokaError, SignInRequiredError
+from moka_shell.errors import MokaError, SignInRequiredError
 from moka_shell.inspector import Inspector
 
 Status = Literal["connecting", "ready", "failed", "stopped", "disabled", "signin"]
@@ -58,7 +59,7 @@ log = logging.getLogger("moka.servers")
 quiet_sdk_logs()
 
 
-class ServerConnection(ServerRequests, SessionEvents):
+class ServerConnection(ServerRequests, SessionEvents, ServerSettings):
     """A supervised connection to one MCP server."""
 
     def __init__(self, name: str, config: ServerConfig, transport: Transport, inspector: Inspector,
@@ -102,12 +103,6 @@ class ServerConnection(ServerRequests, SessionEvents):
     def ui_cache(self) -> dict[str, UiResource]:
         """The UI resources read so far, by uri."""
         return self.ui.entries
-
-    @property
-    def log_level(self) -> str:
-        """The level of log messages asked of the server (the config's ``logLevel``, default ``info``)."""
-        level = (self.config.model_extra or {}).get("logLevel")
-        return level if level in LOG_LEVELS else "info"
 
     # ---- lifecycle ---------------------------------------------------------------------------
 
@@ -210,6 +205,7 @@ class ServerConnection(ServerRequests, SessionEvents):
                                   message_handler=self._on_message, log_level=self.log_level,  # type: ignore[arg-type]
                                   logging_callback=self._on_log, cache=None,
                                   elicitation_callback=sdk_callback(self.elicitor, self.name),
+                                  list_roots_callback=self._on_list_roots if self.roots else None,
                                   sampling_callback=self._on_sampling if self.sampler else None) as client:
                     if self.config.transport_id == "stdio":
                         # The child has our copy of the pipe now; close ours so EOF means "exited".
@@ -302,7 +298,7 @@ class ServerConnection(ServerRequests, SessionEvents):
     def _loop(self) -> asyncio.AbstractEventLoop | None:
         return self._task.get_loop() if self._task else None
 
-    # ---- catalogue and log level -------------------------------------------------------------
+    # ---- catalogue --------------------------------------------------------------------------
 
     async def _refresh(self, client: Client) -> None:
         """List every tool and resource; then read (in the background) the UI resources that are new or changed."""
@@ -334,31 +330,6 @@ class ServerConnection(ServerRequests, SessionEvents):
             log.exception("reporting %r's new catalogue failed", self.name)
         return True
 
-    async def _send_log_level(self, client: Client) -> None:
-        """A 2025-11-25 server is told the level with ``logging/setLevel``; 2026-07-28 gets it per request."""
-        if (client.protocol_version or "") >= "2026-07-28" or not has_capability(client, "logging"):
-            return
-        try:
-            with warnings.catch_warnings():  # deprecated in 2026-07-28, but the way to ask a 2025-11-25 server
-                warnings.simplefilter("ignore")
-                await client.set_logging_level(self.log_level)  # type: ignore[arg-type]
-        except Exception as exc:  # a server that refuses keeps its own default
-            self.inspector.record("server", {"error": f"logging/setLevel failed: {describe_exception(exc)}"},
-                                  server=self.name, method="logging/setLevel")
-
-    async def set_log_level(self, level: str) -> None:
-        """Ask for log messages at ``level`` and above from now on (the caller saves the config)."""
-        if level not in LOG_LEVELS:
-            raise InvalidParamsError(f"unknown log level {level!r} (one of: {', '.join(LOG_LEVELS)})")
-        self.config = ServerConfig.model_validate({**self.config.model_dump(), "logLevel": level})
-        client = self.client
-        if client is None or self.status != "ready":
-            return
-        session = client.session
-        if hasattr(session, "_log_level"):  # 2026-07-28: the level travels in each request's _meta
-            session._log_level = level  # type: ignore[assignment]
-        await self._send_log_level(client)
-
     # ---- what the UI shows -------------------------------------------------------------------
 
     def info(self) -> dict[str, Any]:
@@ -366,7 +337,8 @@ class ServerConnection(ServerRequests, SessionEvents):
         out: dict[str, Any] = {"name": self.name, "status": self.status, "transport": self.config.transport_id,
                                "toolCount": len(self.tools), "stderr": self.stderr.last(INFO_LINES),
                                "generation": self.generation, "config": self.config.to_json(),
-                               "logLevel": self.log_level, "logs": list(self.logs)[-LOG_INFO_LINES:]}
+                               "logLevel": self.log_level, "logs": list(self.logs)[-LOG_INFO_LINES:],
+                               "roots": self.roots}
         if self.error:
             out["error"] = self.error
         if (auth := auth_state(self.config.url, self.config.headers)) is not None:  # OAuth: signed-in/-out
