@@ -229,3 +229,19 @@ def test_moka_chat_refuses_and_reports_it(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "tool call: e/ask_person {} [error]" in proc.stdout and "assistant: I could not ask you." in proc.stdout
     assert "not allowed: 'e' asked you a question (form elicitation" in proc.stdout
+
+
+@pytest.mark.anyio
+async def test_a_check_run_refuses_even_with_a_page_listening(paths: Paths, tmp_path: Path) -> None:
+    """`moka check` has a page (its headless one) but no person: the question is refused, not shown."""
+    app = MokaApp(paths, config=MokaConfig(mcpServers={"e": server_config(tmp_path / "log", [])}), mode="check")
+    events: list[tuple[str, Any]] = []
+    app.subscribe(lambda ev, data: events.append((ev, data)))
+    await app.start(endpoints=FAKE_ENDPOINTS, store=False)
+    try:
+        await app.servers.wait_ready(timeout=30)
+        with pytest.raises(Exception, match="nobody can answer it here"):
+            await asyncio.wait_for(app.servers.get("e").call_tool("ask_person", {}), 30)
+    finally:
+        await app.stop()
+    assert not requests_of(events)
