@@ -147,9 +147,10 @@ async def test_url_opens_only_after_consent(paths: Paths, tmp_path: Path, flags:
 
 
 @pytest.mark.anyio
-async def test_stopping_the_run_ends_the_open_question(paths: Paths, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("flags", "era"), ERAS)
+async def test_stopping_the_run_ends_the_open_question(paths: Paths, tmp_path: Path, flags: list[str], era: str) -> None:
     """Stop while the form is open: the run ends as stopped and the card is told to go (elicitation.done)."""
-    app, bridge, events = await start(paths, {"e": server_config(tmp_path / "log", ["--legacy"])})
+    app, bridge, events = await start(paths, {"e": server_config(tmp_path / "log", flags)})
     try:
         run = asyncio.ensure_future(call(bridge, "tools.run", {"server": "e", "tool": "ask_person", "runId": "r9"}))
         req = (await until(lambda: requests_of(events), "an elicitation.request"))[0]
