@@ -14,8 +14,6 @@ from typing import Any, TypeVar
 from moka_shell.core.shell import Mode
 from moka_shell.config import ConfigFile, ServerConfig
 from moka_shell.config_import import import_config_file
-from moka_shell.core.mcp.oauth import auth_state
-from moka_shell.core.mcp.oauth_store import use_data_dir
 from moka_shell.errors import ServerExistsError, ServerUnavailableError, UsageError
 from moka_shell.inspector import EventFilter, follow_log, read_tail
 from moka_shell.paths import Paths, resolve_paths
@@ -64,6 +62,9 @@ def servers_list(args: argparse.Namespace) -> int:
     """Configured servers; with --check, connect and show each status."""
     cfg = ConfigFile(paths_of(args).config_file).config
     if not args.check:
+        from moka_shell.core.mcp.oauth import auth_state  # imports the MCP SDK: only when listing
+        from moka_shell.core.mcp.oauth_store import use_data_dir
+
         use_data_dir(paths_of(args).data_dir)
         rows = [{"name": n, "transport": c.transport_id, "disabled": c.disabled, "auth": auth_state(c.url, c.headers),
                  "target": c.url or " ".join([c.command or ""] + c.args)} for n, c in cfg.mcp_servers.items()]

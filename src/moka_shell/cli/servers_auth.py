@@ -8,8 +8,9 @@ from typing import Any
 
 from moka_shell.cli.commands import paths_of, run
 from moka_shell.config import ConfigFile, ServerConfig
-from moka_shell.core.mcp.oauth import SIGN_IN_TIMEOUT, sign_in, sign_out, uses_oauth
-from moka_shell.core.mcp.oauth_store import use_data_dir
+# The OAuth modules import the MCP SDK (seconds on a busy machine): loaded by the commands that
+# sign in or out, not by every `moka` start (the desktop window would wait for them).
+SIGN_IN_TIMEOUT = 300.0  # seconds; the default of --timeout (core.mcp.oauth keeps its own default)
 from moka_shell.errors import UnknownServerError, UsageError
 
 
@@ -29,6 +30,9 @@ def add_parsers(ssub: Any) -> None:
 
 
 def _oauth_server(args: argparse.Namespace) -> ServerConfig:
+    from moka_shell.core.mcp.oauth import uses_oauth
+    from moka_shell.core.mcp.oauth_store import use_data_dir
+
     paths = paths_of(args)
     use_data_dir(paths.data_dir)
     servers = ConfigFile(paths.config_file).config.mcp_servers
@@ -44,6 +48,8 @@ def _oauth_server(args: argparse.Namespace) -> ServerConfig:
 
 
 def servers_login(args: argparse.Namespace) -> int:
+    from moka_shell.core.mcp.oauth import sign_in
+
     """Sign in: print (and open) the authorization URL, wait for the redirect, keep the tokens."""
     server = _oauth_server(args)
     assert server.url is not None
@@ -63,6 +69,8 @@ def servers_login(args: argparse.Namespace) -> int:
 
 
 def servers_logout(args: argparse.Namespace) -> int:
+    from moka_shell.core.mcp.oauth import sign_out
+
     """Forget the server's tokens (revoking them at the server when it offers that)."""
     server = _oauth_server(args)
     result = run(lambda: sign_out(server.url or ""))

@@ -8,13 +8,16 @@ import os
 import sys
 import threading
 from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from moka_shell.core.app import MokaApp
 from moka_shell.core.shell import Mode, ShellActions
-from moka_shell.core.views.host import HANDSHAKE_TIMEOUT
 from moka_shell.paths import Paths
-from moka_shell.web.server import WebServer
+
+if TYPE_CHECKING:
+    # Imported when the core starts, not with this module: the core pulls in the MCP SDK, which
+    # takes a second or more to import, and the desktop window should not wait for it.
+    from moka_shell.core.app import MokaApp
+    from moka_shell.web.server import WebServer
 
 T = TypeVar("T")
 
@@ -30,9 +33,14 @@ def has_display() -> bool:
 
 async def start_core(paths: Paths, *, mode: Mode, port: int = 0, servers: list[str] | None = None,
                      store: bool = True, actions: ShellActions | None = None,
-                     handshake_timeout: float = HANDSHAKE_TIMEOUT) -> tuple[MokaApp, WebServer]:
+                     handshake_timeout: float | None = None) -> tuple[MokaApp, WebServer]:
     """Create the app and its web server on the running loop."""
-    app = MokaApp(paths, mode=mode, actions=actions, handshake_timeout=handshake_timeout)
+    from moka_shell.core.app import MokaApp
+    from moka_shell.core.views.host import HANDSHAKE_TIMEOUT
+    from moka_shell.web.server import WebServer
+
+    app = MokaApp(paths, mode=mode, actions=actions,
+                  handshake_timeout=HANDSHAKE_TIMEOUT if handshake_timeout is None else handshake_timeout)
     web = WebServer(app, port=port)
     await web.start()
     try:
@@ -51,7 +59,7 @@ class CoreThread:
 
     def __init__(self, paths: Paths, *, mode: Mode = "desktop", servers: list[str] | None = None,
                  store: bool = True, actions: ShellActions | None = None,
-                 handshake_timeout: float = HANDSHAKE_TIMEOUT) -> None:
+                 handshake_timeout: float | None = None) -> None:
         self.paths = paths
         self.mode: Mode = mode
         self.servers = servers

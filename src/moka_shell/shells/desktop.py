@@ -28,6 +28,7 @@ from moka_shell.shells import desktop_qt
 from moka_shell.shells.core_thread import CoreThread
 from moka_shell.shells.desktop_commands import DesktopCommands
 from moka_shell.shells.desktop_menu import build_menu
+from moka_shell.shells.desktop_sandbox import harden_qt, new_window_router
 from moka_shell.shells.qt_env import prepare_qt_environment
 from moka_shell.shells.skeleton import saved_mode, skeleton_html
 
@@ -83,6 +84,8 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
 
     actions = DesktopActions()
     core = CoreThread(paths, mode="desktop", actions=actions)
+    # New windows only past consent, and no WebRTC in any frame (findings S3, S4; desktop_sandbox.py).
+    harden_qt(new_window_router(core.submit, lambda: core.app, actions.open_link))
     state = WindowState(paths.state_file)
     # No js_api: the page reaches the core over the same WebSocket as in browser mode.
     main: Any = webview.create_window("Moka", html=skeleton_html(saved_mode(paths.config_file)), min_size=(640, 480),
@@ -127,10 +130,13 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
         win.events.closed += closed
 
     failed: list[BaseException] = []
-    navigated, page_loaded = threading.Event(), threading.Event()
+    navigated, page_loaded, shown = threading.Event(), threading.Event(), threading.Event()
+    main.events.shown += shown.set
     main.events.loaded += lambda: page_loaded.set() if navigated.is_set() else None
 
     def after_start() -> None:
+        # The core's imports hold the GIL for a second or more: let the window get on screen first.
+        shown.wait(5)
         try:
             core.start()
         except Exception as exc:  # shown in the window and returned as the exit status
