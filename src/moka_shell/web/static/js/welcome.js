@@ -1,9 +1,10 @@
-// The first-run card in an empty chat: the configured servers' tools with shortcuts into the
-// Tool runner, and the core's own help text when no model backend is set up.
+// The first-run card in an empty chat: three short steps with buttons when no model backend is
+// set up yet, then the configured servers' tools with shortcuts into the Tool runner.
 
+import { api } from "./api.js";
 import { h } from "./dom.js";
 import { icon } from "./icons.js";
-import { button, badge } from "./ui.js";
+import { button, badge, toastError } from "./ui.js";
 import { store } from "./store.js";
 
 const MAX_TOOLS = 6;
@@ -18,14 +19,7 @@ export function renderWelcome({ navigate }) {
       h("h2", { text: "Welcome to Moka" }),
       h("p", { class: "muted", text: "Chat with a model that can use your MCP servers' tools — and see their apps right in the conversation." })));
 
-  if (settings.noBackendHelp) {
-    card.append(h("div", { class: "notice", id: "no-backend-help", role: "note" },
-      icon("info", { size: 18 }),
-      h("div", { class: "grow stack" },
-        h("strong", { text: "No model backend yet" }),
-        h("p", { class: "notice-text", text: settings.noBackendHelp }),
-        h("div", { class: "row" }, button("Open Settings", { small: true, icon: "settings", onclick: () => navigate("settings") })))));
-  }
+  if (settings.noBackendHelp) card.append(firstSteps({ navigate, settings, servers }));
 
   const section = h("div", { class: "welcome-tools" },
     h("div", { class: "row" }, h("h3", { class: "section-title grow", text: "Try your tools — no model needed" })));
@@ -59,4 +53,47 @@ export function renderWelcome({ navigate }) {
   }
   card.append(section);
   return card;
+}
+
+async function chooseBackend(id, navigate, focus) {
+  try {
+    await api.call("settings.set", { key: "agent.backend", value: id });
+    await store.refreshSettings();
+  } catch (err) {
+    toastError(err);
+    return;
+  }
+  navigate("settings");
+  if (focus) requestAnimationFrame(() => document.getElementById(focus)?.focus());
+}
+
+function step(number, title, text, ...actions) {
+  return h("li", { class: "first-step" },
+    h("span", { class: "first-step-n", "aria-hidden": "true", text: String(number) }),
+    h("div", { class: "grow stack" }, h("strong", { text: title }), h("p", { class: "muted small", text }),
+      actions.length ? h("div", { class: "row" }, ...actions) : null));
+}
+
+// Replaces the core's long help text: what to do, in order, each with the button that does it.
+function firstSteps({ navigate, settings, servers }) {
+  const backends = settings.backends || [];
+  const ollama = backends.find((b) => b.id === "ollama");
+  const openai = backends.find((b) => b.id === "openai");
+  const demo = servers.find((s) => s.name === "moka-demo");
+  const local = backends.filter((b) => b.available).map((b) => b.name);
+  return h("div", { class: "notice first-steps", id: "no-backend-help", role: "note" },
+    h("div", { class: "grow stack" },
+      h("strong", { text: "Three steps to your first chat" }),
+      h("ol", { class: "first-steps-list" },
+        step(1, "Choose a model",
+          local.length ? `Found running on this machine: ${local.join(", ")}.` : "A local model (Ollama, LM Studio) needs no key; a hosted one needs its API key.",
+          ollama ? button("Use Ollama", { small: true, variant: ollama.available ? "primary" : "secondary", id: "first-use-ollama",
+            onclick: () => chooseBackend("ollama", navigate) }) : null,
+          openai ? button("Add an OpenAI key", { small: true, id: "first-add-openai", icon: "key",
+            onclick: () => chooseBackend("openai", navigate, "settings-key") }) : null),
+        step(2, "Try an app, no model needed", "The Tool runner calls a server's tool and shows its app right away.",
+          button("Try the demo", { small: true, icon: "runner", id: "first-try-demo",
+            onclick: () => (demo ? navigate("runner", { server: demo.name, tool: "roll_dice" }) : navigate("runner")) })),
+        step(3, "Add your own servers", "Local commands or remote URLs, or import Claude Desktop's config.",
+          button("Add a server", { small: true, icon: "plus", id: "first-add-server", onclick: () => navigate("servers") })))));
 }
