@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 from browser_support import Moka
@@ -60,6 +61,21 @@ def test_prompts_resources_and_log_on_the_card(moka_factory, tmp_path: Path) -> 
     assert page.locator('.server-card[data-server="raw"] .server-extra[data-extra="resources"][open]').count() == 1
     config = json.loads((tmp_path / "config.json").read_text())
     assert config["mcpServers"]["raw"]["logLevel"] == "debug"
+    folder = tmp_path / "project"
+    folder.mkdir()
+    roots = card.locator('.server-extra[data-extra="roots"]')
+    roots.locator("summary").click()
+    roots.locator("input").fill(str(folder))
+    roots.locator('[data-action="add-root"]').click()
+    page.locator(f'.server-card[data-server="raw"] .server-extra[data-extra="roots"][open] [data-root="{folder}"]').wait_for(timeout=20000)
+    assert json.loads((tmp_path / "config.json").read_text())["mcpServers"]["raw"]["roots"] == [str(folder)]
+    conn = moka.app.servers.get("raw")
+    deadline = time.monotonic() + 30
+    while not (conn.generation >= 2 and conn.status == "ready") and time.monotonic() < deadline:
+        time.sleep(0.05)  # turning roots on reconnects (the capability is declared when connecting)
+    assert conn.generation >= 2 and conn.status == "ready", conn.error
+    page.locator('.server-card[data-server="raw"][data-status="ready"] .server-extra[data-extra="roots"][open]').wait_for(timeout=20000)
+    page.locator('.server-card[data-server="raw"] .server-extra[data-extra="roots"]').screenshot(path=str(SHOTS / "folders.png"))
     page.screenshot(path=str(SHOTS / "card-light.png"))
     moka.call("theme.set", {"mode": "dark"})
     page.wait_for_timeout(300)

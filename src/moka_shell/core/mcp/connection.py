@@ -192,7 +192,8 @@ class ServerConnection(ServerRequests, SessionEvents, ServerSettings):
         self.exit_reason = None
         read_fd, write_fd = os.pipe()
         errlog = os.fdopen(write_fd, "w", buffering=1, encoding="utf-8", errors="replace")
-        reader = threading.Thread(target=self._pump_stderr, args=(read_fd,), daemon=True, name=f"stderr:{self.name}")
+        reader = threading.Thread(target=self._pump_stderr, args=(read_fd, self.generation), daemon=True,
+                                  name=f"stderr:{self.name}")
         reader.start()
         timed_out = False
         try:
@@ -270,29 +271,37 @@ class ServerConnection(ServerRequests, SessionEvents, ServerSettings):
             for w in waiters:
                 w.cancel()
 
-    def _pump_stderr(self, fd: int) -> None:
+    def _pump_stderr(self, fd: int, generation: int) -> None:
         loop = self._loop
+
+        def later(*call: Any) -> None:
+            if loop is not None and not loop.is_closed():
+                try:
+                    loop.call_soon_threadsafe(*call)
+                except RuntimeError:  # the loop closed meanwhile (shutdown)
+                    pass
 
         def on_line(line: str) -> None:
             self.stderr.append(line)
             if line.startswith(EXIT_PREFIX):  # the stdio transport's report of how the process ended
-                self.exit_reason = line[len(EXIT_PREFIX):]
-                if loop is not None and not loop.is_closed():
-                    loop.call_soon_threadsafe(self._exited.set)
-            if loop is not None and not loop.is_closed():
-                try:
-                    loop.call_soon_threadsafe(functools.partial(self.inspector.record, "server", {"stderr": line},
-                                                                server=self.name, method="stderr"))
-                except RuntimeError:  # the loop closed meanwhile (shutdown)
-                    pass
+                later(self._exited_with, generation, line[len(EXIT_PREFIX):])
+            later(functools.partial(self.inspector.record, "server", {"stderr": line}, server=self.name,
+                                    method="stderr"))
 
         pump(fd, on_line)
         # EOF: the child exited (or closed stderr). Wake the supervisor.
-        if loop is not None and not loop.is_closed() and self.config.transport_id == "stdio":
-            try:
-                loop.call_soon_threadsafe(self._dead.set)
-            except RuntimeError:  # the loop closed meanwhile (shutdown)
-                pass
+        if self.config.transport_id == "stdio":
+            later(self._ended, generation)
+
+    def _exited_with(self, generation: int, reason: str) -> None:
+        # An earlier attempt's log may end after a restart began: it must not speak for this one.
+        if generation == self.generation:
+            self.exit_reason = reason
+            self._exited.set()
+
+    def _ended(self, generation: int) -> None:
+        if generation == self.generation:
+            self._dead.set()
 
     @property
     def _loop(self) -> asyncio.AbstractEventLoop | None:

@@ -1,5 +1,6 @@
-// The server card's Prompts, Resources and Log sections (servers.prompts, servers.prompt,
-// servers.resources, servers.readResource, servers.complete, servers.setLogLevel; docs/bridge-api.md),
+// The server card's Prompts, Resources, Log and Folders sections (servers.prompts, servers.prompt,
+// servers.resources, servers.readResource, servers.complete, servers.setLogLevel, servers.setRoots;
+// docs/bridge-api.md),
 // and the server's own icon. Lists load when their fold is first opened. The card is rebuilt on every
 // servers.changed, so what was loaded and which folds were open are kept here, per server and generation.
 
@@ -41,6 +42,7 @@ export function serverExtras(s) {
   if (caps.prompts) parts.push(lazyFold(s, st, "prompts", "Prompts", () => loadPrompts(s, st)));
   if (caps.resources) parts.push(lazyFold(s, st, "resources", "Resources", () => loadResources(s, st)));
   if (caps.logging || (s.logs || []).length) parts.push(logFold(s, st));
+  parts.push(rootsFold(s, st));
   return parts.length ? h("div", { class: "server-extras" }, parts) : null;
 }
 
@@ -197,5 +199,35 @@ function logFold(s, st) {
         : h("p", { class: "muted small", text: "No log messages yet." })));
   fold.addEventListener("toggle", () => { if (fold.open) st.open.add("log"); else st.open.delete("log"); });
   if (st.open.has("log")) fold.open = true;
+  return fold;
+}
+
+// ---- folders (roots) -----------------------------------------------------------------------
+
+function rootsFold(s, st) {
+  const roots = s.roots || [];
+  const save = async (next, control) => {
+    control.disabled = true;
+    try { await api.call("servers.setRoots", { server: s.name, roots: next }); return true; } catch (err) { toastError(err); return false; } finally { control.disabled = false; }
+  };
+  const input = h("input", { class: "input input-sm", id: `roots-add-${s.name}`, placeholder: "/home/me/project", autocomplete: "off", spellcheck: "false", "aria-label": "Folder to add" });
+  const add = button("Add folder", { small: true, icon: "plus", "data-action": "add-root" });
+  const submit = async () => { if (input.value.trim() && await save([...roots, input.value.trim()], add)) input.value = ""; };
+  add.addEventListener("click", submit);
+  input.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); submit(); } });
+  const fold = h("details", { class: "fold server-extra", "data-extra": "roots" },
+    h("summary", {}, icon("chevron", { size: 14 }), "Folders", h("span", { class: "extras-count muted", text: String(roots.length) })),
+    h("div", { class: "extras-body" },
+      h("p", { class: "muted small extras-note", text: roots.length
+        ? "The folders this server may work in (MCP roots)."
+        : "No folders chosen: the server uses its own. Folders added here replace them (MCP roots)." }),
+      roots.length ? h("ul", { class: "extras-list" }, roots.map((r) => {
+        const remove = button("Remove", { small: true, variant: "ghost", "data-action": "remove-root" });
+        remove.addEventListener("click", () => save(roots.filter((x) => x !== r), remove));
+        return h("li", { class: "extras-item", "data-root": r }, h("code", { class: "grow extras-uri", text: r, title: r }), remove);
+      })) : null,
+      h("div", { class: "extras-add" }, input, add)));
+  fold.addEventListener("toggle", () => { if (fold.open) st.open.add("roots"); else st.open.delete("roots"); });
+  if (st.open.has("roots")) fold.open = true;
   return fold;
 }
