@@ -12,6 +12,7 @@ import { initProgress } from "./progress.js";
 import { initResync } from "./resync.js";
 import { initShortcuts, MOD } from "./shortcuts.js";
 import { initNotifications } from "./notify.js";
+import { initConfigEvents } from "./config-events.js";
 import { viewHost } from "./views.js";
 import chat from "./chat.js";
 import runner from "./runner.js";
@@ -161,6 +162,7 @@ async function boot() {
   watchConnection();
   initShortcuts({ screens: SCREENS, navigate, current: () => current });
   initNotifications();
+  initConfigEvents();
   initConsent();
   initProgress(); // a running call's progress on its card
   initElicitation({ navigate }); // servers' questions, in the place of the call that asked
