@@ -165,6 +165,10 @@ class ViewError(MokaError):
     """An MCP App view could not be prepared or failed."""
 
 
+class RecordingError(MokaError):
+    """A view recording that can't be read or replayed (docs/app-authors.md, "Recordings")."""
+
+
 class BridgeError(MokaError):
     """A JSON-RPC error to answer a view or the UI with."""
 

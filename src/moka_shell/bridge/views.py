@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from moka_shell.bridge.params import Params, req_str
+from moka_shell.bridge.recording import RecordingMethods
 from moka_shell.bridge.storage import StorageMethods
 from moka_shell.core.views.reopen import reopen_view
 from moka_shell.errors import BridgeError, InvalidParamsError
@@ -25,7 +26,7 @@ class ViewMethods:
         return {"view.rpc": self.rpc, "view.event": self.event, "view.setDisplayMode": self.set_mode,
                 "view.close": self.close, "views.reopen": self.reopen, "views.get": self.get,
                 "views.list": self.list_live,
-                **StorageMethods(self.app).methods()}
+                **StorageMethods(self.app).methods(), **RecordingMethods(self.app).methods()}
 
     async def rpc(self, p: Params) -> dict[str, Any]:
         """One message from a view; the reply to post back, if any."""

@@ -27,7 +27,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command-line surface (see the architecture's CLI contract)."""
-    from moka_shell.cli import commands, run, servers_auth
+    from moka_shell.cli import commands, replay, run, servers_auth
 
     p = _Parser(prog="moka", description="Moka: a desktop host for MCP Apps, with a chat for any model.")
     p.add_argument("--version", action="version", version=f"moka {__version__}")
@@ -122,6 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
     ky.add_argument("action", choices=["set", "delete", "path"])
     ky.add_argument("backend", nargs="?")
     ky.set_defaults(func=commands.keys)
+
+    replay.add_parser(sub)  # moka replay FILE [--check]
 
     d = sub.add_parser("demo-server")  # no help: unlisted (how Moka starts its bundled demo server)
     d.add_argument("rest", nargs=argparse.REMAINDER)

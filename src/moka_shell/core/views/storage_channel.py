@@ -6,6 +6,7 @@ counted against the view (a refused write is a warning in the Inspector, not a v
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from moka_shell.core.views.storage import (
@@ -18,6 +19,9 @@ from moka_shell.core.views.storage import (
 )
 from moka_shell.core.views.storage_prelude import storage_script
 from moka_shell.core.views.view import notification
+
+MAX_KEPT_SNAPSHOT = 1024 * 1024  # units of one view's starting storage kept for its recording
+MAX_KEPT_VIEWS = 64
 
 if TYPE_CHECKING:
     from moka_shell.core.views.host import ViewHost
@@ -32,12 +36,27 @@ class StorageChannel:
         self.storage = storage
         self.touched: dict[str, set[str]] = {}  # view id -> areas it used ("local", "session")
         self.denied: dict[str, set[str]] = {}  # view id -> areas it reached for with storage off
+        # What each view's first document carried, for recordings (the newest views, small ones whole).
+        self._at_start: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
     def script(self, view: View) -> str:
         """The storage prelude for this view's document, with its values in it."""
         if self.storage.disabled:
             return storage_script({"off": True})
-        return storage_script(self.storage.snapshot(view).to_json())
+        snap = self.storage.snapshot(view)
+        if view.id not in self._at_start:
+            small = snap.local_used + snap.session_used <= MAX_KEPT_SNAPSHOT
+            self._at_start[view.id] = {"local": snap.local, "session": snap.session} if small else \
+                {"local": [], "session": [], "omitted": f"{snap.local_used + snap.session_used} units, over "
+                                                        f"{MAX_KEPT_SNAPSHOT} kept for recordings"}
+            while len(self._at_start) > MAX_KEPT_VIEWS:
+                self._at_start.popitem(last=False)
+        return storage_script(snap.to_json())
+
+    def at_start(self, view: View) -> dict[str, Any]:
+        """The storage the view started with (a recording replays from it)."""
+        return self._at_start.get(view.id) or {"local": self.storage.items(view, "local"),
+                                               "session": self.storage.items(view, "session")}
 
     def handle(self, view: View, params: Any) -> None:
         """One ``moka/storage`` notification from ``view``."""

@@ -8,6 +8,7 @@
 
 import { api } from "./api.js";
 import { h, append, clear, debounce, downloadBlob, copyText } from "./dom.js";
+import { saveSessionButton } from "./view-session.js";
 import { icon } from "./icons.js";
 import { button, iconButton, toast, toastError } from "./ui.js";
 import { jsonView } from "./json.js";
@@ -256,6 +257,7 @@ function renderDetail() {
       h("div", {}, h("dt", { text: k }), h("dd", { class: "mono", text: String(v) })))),
     h("div", { class: "insp-detail-actions" },
       ev.view ? button("Only this view", { small: true, variant: "ghost", icon: "filter", onclick: () => setFilter("view", ev.view) }) : null,
+      ev.view ? saveSessionButton(ev.view) : null,
       request ? button("Show request", { small: true, variant: "ghost", onclick: () => select(request, { scroll: true }) }) : null,
       isRequest(ev) ? copy("Copy as JSON", JSON.stringify(ev.message, null, 2)) : null,
       curl ? copy("Copy as curl", curl) : null),

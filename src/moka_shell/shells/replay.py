@@ -1,0 +1,240 @@
+"""``moka replay``: a recorded view session played back through the real UI page, proxy, CSP and
+dispatcher, with no MCP server. Every request the view makes is answered from the recording.
+
+``--check`` runs it headless and compares (``replay_diff.py``); without it the view opens in the
+default browser, on a Moka of its own (a throwaway data folder, no servers), until Ctrl+C.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import tempfile
+import time
+import webbrowser
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from moka_shell.core.mcp.catalog import ToolEntry, UiResource
+from moka_shell.core.views.csp import build_policy
+from moka_shell.core.views.recording import check_recording
+from moka_shell.core.views.view import View
+from moka_shell.errors import BridgeError, RecordingError
+from moka_shell.inspector import EventFilter
+from moka_shell.paths import Paths
+from moka_shell.shells.core_thread import CoreThread
+from moka_shell.shells.replay_diff import Comparison, Exchange, compare, normalize, recorded_exchanges
+
+SETTLE = 1.5
+
+
+def load_recording(path: str) -> dict[str, Any]:
+    """Read and check a recording file."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RecordingError(f"can't read the recording {path}: {exc.strerror or exc}") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordingError(f"{path} is not JSON: {exc.msg} at line {exc.lineno}") from exc
+    return check_recording(data, path)
+
+
+class Answers:
+    """The recorded replies to the view's requests, handed out in order (matching params first)."""
+
+    def __init__(self, rec: dict[str, Any]) -> None:
+        self.queues: dict[str, deque[Exchange]] = recorded_exchanges(rec["messages"])
+
+    def take(self, method: str, params: dict[str, Any]) -> Exchange | None:
+        """The recorded exchange for this request, or None when the recording has no more of them."""
+        queue = self.queues.get(method)
+        if not queue:
+            return None
+        want = normalize(params)
+        match = next((ex for ex in queue if ex.params == want), queue[0])
+        queue.remove(match)
+        return match
+
+
+def _reply_of(ex: Exchange | None, method: str) -> dict[str, Any]:
+    if ex is None:
+        raise BridgeError(BridgeError.METHOD_NOT_FOUND, f"{method} is not in the recording being replayed")
+    reply = ex.reply or {}
+    if "error" in reply and isinstance(reply["error"], dict):
+        raise BridgeError(int(reply["error"].get("code", -32603)), str(reply["error"].get("message", "error")))
+    result = reply.get("result")
+    if not isinstance(result, dict) or result.get("moka/truncated"):
+        raise BridgeError(BridgeError.INTERNAL_ERROR, f"the recording has no whole reply to this {method}")
+    return result
+
+
+class Replay:
+    """One recording, mounted as a view of a core with no servers."""
+
+    def __init__(self, rec: dict[str, Any], core: CoreThread) -> None:
+        self.rec = rec
+        self.core = core
+        self.answers = Answers(rec)
+        self.view: View | None = None
+
+    async def mount(self) -> View:
+        """Create the view from the recording, answer its requests from it, and announce it."""
+        app = self.core.app
+        assert app is not None
+        host, rec = app.view_host, self.rec
+        tool, res = rec["tool"], rec["resource"]
+        meta = res.get("_meta") if isinstance(res.get("_meta"), dict) else {}
+        entry = ToolEntry(server=str(rec.get("server") or "replay"), name=tool["name"], title=tool.get("title"),
+                          description=str(tool.get("description") or ""), input_schema=tool.get("inputSchema") or {},
+                          meta=tool.get("_meta") or {}, resource_uri=str(res.get("uri") or "ui://replay"),
+                          visibility=["model", "app"])
+        view_id = "v" + secrets.token_hex(6)
+        view = View(id=view_id, server=entry.server, tool=entry, call_id="c" + secrets.token_hex(6),
+                    resource=UiResource(uri=entry.resource_uri or "", html=res["html"], mime_type=res.get("mimeType"),
+                                        ui_meta=meta),
+                    policy=build_policy(meta, report_uri=f"/csp-report/{view_id}"))
+        view.mark("created")
+        host.views[view.id] = view
+        storage: dict[str, Any] = rec["storage"] if isinstance(rec.get("storage"), dict) else {}
+        for area in ("local", "session"):
+            items = [(str(k), str(v)) for k, v in storage.get(area) or []]
+            host.storage.storage.seed(view, area, items)  # type: ignore[arg-type]
+        self._answer_from_recording(host.dispatcher)
+        if rec.get("toolInput") is not None:
+            host.set_input(view, rec["toolInput"])
+        if rec.get("toolResult") is not None:
+            host.set_result(view, rec["toolResult"])
+        elif rec.get("toolCancelled"):
+            host.cancel(view, str(rec["toolCancelled"]))
+        host.emit("view.created", host.describe(view))
+        self.view = view
+        return view
+
+    def _answer_from_recording(self, dispatcher: Any) -> None:
+        real_initialize = dispatcher.requests["ui/initialize"]
+
+        async def initialize(view: View, params: dict[str, Any]) -> dict[str, Any]:
+            ours = await real_initialize(view, params)  # its bookkeeping: app info, capabilities, timings
+            ex = self.answers.take("ui/initialize", params)
+            return _reply_of(ex, "ui/initialize") if ex is not None and ex.reply else ours
+
+        def answer(method: str) -> Any:
+            async def handler(view: View, params: dict[str, Any]) -> dict[str, Any]:
+                return _reply_of(self.answers.take(method, params), method)
+            return handler
+
+        dispatcher.requests["ui/initialize"] = initialize
+        for method in self.answers.queues:
+            if method != "ui/initialize":
+                dispatcher.requests[method] = answer(method)
+
+    def comparison(self) -> Comparison:
+        """How the replay so far compares with the recording."""
+        app, view = self.core.app, self.view
+        assert app is not None and view is not None
+        events = app.inspector.query(EventFilter(view=view.id, channel="ui.rpc"), limit=10_000)
+        replayed = [{"direction": e["direction"], "message": e["message"]} for e in events]
+        problems = list(view.problems)
+        if view.state == "failed":
+            problems.append(f"the view failed: {view.failure}")
+        elif not view.initialized:
+            problems.append("the view did not finish the MCP Apps handshake")
+        return compare(self.rec["messages"], replayed, problems)
+
+
+@dataclass
+class ReplayReport:
+    """What ``moka replay --check`` found."""
+
+    recording: str
+    tool: str
+    divergences: list[str] = field(default_factory=list)
+    not_reached: list[str] = field(default_factory=list)
+    compared: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """No divergence."""
+        return not self.divergences
+
+    def to_json(self) -> dict[str, Any]:
+        """Machine-readable form."""
+        return {"recording": self.recording, "tool": self.tool, "ok": self.ok, "divergences": self.divergences,
+                "notReached": self.not_reached, "compared": self.compared}
+
+    def to_text(self) -> str:
+        """Human-readable form."""
+        lines = [f"moka replay {self.recording}  ({self.tool}; {self.compared} view messages compared)"]
+        lines += [f"  divergence: {d}" for d in self.divergences]
+        if self.not_reached:
+            lines.append(f"  not reached (recorded, not sent in the replay): {', '.join(self.not_reached)}")
+        lines.append("OK: the view replayed without divergence" if self.ok
+                     else f"FAILED: {len(self.divergences)} divergence(s)")
+        return "\n".join(lines)
+
+
+def _core() -> tuple[CoreThread, tempfile.TemporaryDirectory[str]]:
+    tmp = tempfile.TemporaryDirectory(prefix="moka-replay-")
+    paths = Paths(Path(tmp.name) / "config.json", Path(tmp.name) / "data")
+    paths.config_file.parent.mkdir(parents=True, exist_ok=True)
+    paths.config_file.write_text('{"mcpServers": {}}', encoding="utf-8")
+    return CoreThread(paths, mode="check", servers=[], store=False), tmp
+
+
+def replay_check(path: str, *, timeout: float = 20.0, settle: float = SETTLE) -> ReplayReport:
+    """Replay headless in Chromium and compare with the recording."""
+    from moka_shell.shells.check_engines import ChromiumEngine
+    from moka_shell.shells.check_watch import watch
+
+    rec = load_recording(path)
+    core, tmp = _core()
+    report = ReplayReport(recording=path, tool=rec["tool"]["name"])
+    try:
+        core.start()
+        replay = Replay(rec, core)
+        view = core.submit(replay.mount()).result(30)
+        assert core.app is not None
+        engine = ChromiumEngine()
+        try:
+            engine.open(core.app.view_host.popout_url(view) + "&check=1")
+            watch(view, core.app.inspector, settle=settle, deadline=time.monotonic() + timeout + settle,
+                  pause=engine.pause)
+            found = replay.comparison()
+        finally:
+            engine.close()
+        report.divergences, report.not_reached, report.compared = found.divergences, found.not_reached, found.compared
+    finally:
+        core.stop()
+        tmp.cleanup()
+    return report
+
+
+def replay_open(path: str) -> int:
+    """Replay in the default browser until Ctrl+C (the view's requests answered from the recording)."""
+    rec = load_recording(path)
+    core, tmp = _core()
+    core.mode = "browser"
+    try:
+        core.start()
+        view = core.submit(Replay(rec, core).mount()).result(30)
+        assert core.app is not None
+        url = core.app.view_host.popout_url(view)
+        print(f"Replaying {rec['tool']['name']} from {path} (no server; answers come from the recording).", flush=True)
+        print(f"Open {url}  — press Ctrl+C to stop.", flush=True)
+        webbrowser.open(url)
+        try:
+            while core.thread.is_alive():
+                time.sleep(0.5)
+        except KeyboardInterrupt:
+            pass
+    finally:
+        core.stop()
+        tmp.cleanup()
+    return 0
+
+
+__all__ = ["Replay", "ReplayReport", "load_recording", "replay_check", "replay_open"]
