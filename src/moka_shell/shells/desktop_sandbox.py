@@ -1,0 +1,88 @@
+"""The desktop app's sandbox where QtWebEngine needs more than the frames' attributes (S3, S4).
+
+- **New windows.** pywebview's Qt backend answers every ``window.open`` / ``target=_blank``
+  of any frame by opening the URL in the system browser, with nobody asked. Views have no
+  ``allow-popups`` (so Blink refuses them first); whatever still asks for a window here is routed
+  through the same consent as ``ui/open-link``, and opens only on a yes.
+- **WebRTC.** CSP does not govern ``RTCPeerConnection``, so a view with no declared domains
+  could reach any host over STUN/TURN. A user script removes the WebRTC constructors from every
+  frame's main world as each document is created, before any of the frame's scripts run.
+
+Only shell code imports this module; it touches pywebview's Qt classes before any window exists.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+log = logging.getLogger("moka.desktop")
+WEBRTC_NAMES = ("RTCPeerConnection", "webkitRTCPeerConnection", "RTCDataChannel", "RTCIceCandidate",
+                "RTCSessionDescription", "RTCRtpSender", "RTCRtpReceiver", "RTCRtpTransceiver",
+                "RTCDtlsTransport", "RTCIceTransport", "RTCSctpTransport", "RTCCertificate")
+# Non-configurable and undefined: a later script can neither read nor put back the constructor.
+WEBRTC_GUARD = ("(function(){var n=" + json.dumps(list(WEBRTC_NAMES)) + ";for(var i=0;i<n.length;i++){"
+                "try{Object.defineProperty(window,n[i],{value:undefined,writable:false,configurable:false})}"
+                "catch(e){}}})();")
+LINK_SCHEMES = ("http://", "https://", "mailto:")
+NEW_WINDOW_ASKER = "A page in Moka's window"
+
+
+def harden_qt(on_new_window: Callable[[str], None]) -> bool:
+    """Route new-window requests to ``on_new_window(url)`` and guard every page against WebRTC.
+
+    Returns False when pywebview's Qt backend is not importable (GTK: WebRTC is off by default
+    there, and pywebview's GTK backend does its own new-window handling).
+    """
+    try:
+        from qtpy.QtWebEngineCore import QWebEngineScript
+        from webview.platforms import qt
+    except ImportError:
+        return False
+
+    def accept(self: Any, url: Any, kind: Any, is_main_frame: bool) -> bool:
+        # Never navigate the throw-away page; the URL goes to consent and, on a yes, to the browser.
+        try:
+            on_new_window(url.toString())
+        except Exception:  # the GUI thread must not see our failure
+            log.exception("could not route a new-window request")
+        return False
+
+    qt.BrowserView.NavigationHandler.acceptNavigationRequest = accept  # type: ignore[method-assign]
+    original_init = qt.BrowserView.WebPage.__init__
+
+    def init(self: Any, parent: Any = None, profile: Any = None) -> None:
+        original_init(self, parent, profile)
+        owner = profile if profile is not None else self.profile()
+        if any(s.name() == "moka-webrtc-guard" for s in owner.scripts().toList()):
+            return
+        script = QWebEngineScript()
+        script.setName("moka-webrtc-guard")
+        script.setSourceCode(WEBRTC_GUARD)
+        script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentCreation)
+        script.setWorldId(QWebEngineScript.ScriptWorldId.MainWorld)
+        script.setRunsOnSubFrames(True)
+        owner.scripts().insert(script)
+
+    qt.BrowserView.WebPage.__init__ = init  # type: ignore[method-assign]
+    return True
+
+
+async def ask_to_open(app: Any, open_link: Callable[[str], None], url: str) -> bool:
+    """Ask the person before a new-window request opens ``url`` in the browser; True if it opened."""
+    if app is None or not url.lower().startswith(LINK_SCHEMES) or any(c in url for c in "\r\n "):
+        log.warning("refused a new-window request for %r (only http, https and mailto links open)", url[:200])
+        return False
+    app.inspector.record("view", {"event": "new-window", "url": url}, method="view/new-window")
+    if not await app.consent.ask("open_link", NEW_WINDOW_ASKER, {"url": url}):
+        return False
+    open_link(url)
+    return True
+
+
+def new_window_router(submit: Callable[[Coroutine[Any, Any, bool]], Any], app: Callable[[], Any],
+                      open_link: Callable[[str], None]) -> Callable[[str], None]:
+    """``on_new_window`` for ``harden_qt``: runs ``ask_to_open`` on the core loop."""
+    return lambda url: submit(ask_to_open(app(), open_link, url))
