@@ -24,13 +24,16 @@ SLOW_UI = float(ARGS[ARGS.index("--slow-ui") + 1]) if "--slow-ui" in ARGS else 0
 GARBAGE = "--garbage" in ARGS
 BIG_UI = float(ARGS[ARGS.index("--big-ui") + 1]) if "--big-ui" in ARGS else 0.0
 OUT = sys.stdout.buffer
+
 ICON = ("data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCAyNCAy"
         "NCI+PGNpcmNsZSBjeD0iMTIiIGN5PSIxMiIgcj0iMTAiIGZpbGw9IiNlMDdhMmUiLz48L3N2Zz4=")
-
 TOOLS = [{"name": "slow_ui", "description": "a tool with a view", "inputSchema": {"type": "object"},
           "_meta": {"ui": {"resourceUri": "ui://raw/view"}}}]
 TOOLS += [{"name": n, "description": f"the {n} tool", "inputSchema": {"type": "object"}}
           for n in ("echo", "alpha", "beta_on_page_two", "bytes_tool", "huge")]
+TOOLS[1]["icons"] = [{"src": ICON, "mimeType": "image/svg+xml"}]
+TOOLS[2]["annotations"] = {"title": "Alpha, by its annotations", "readOnlyHint": True}
+TOOLS[5]["execution"] = {"taskSupport": "required"}
 PROMPTS = [{"name": f"prompt_{i}", "description": f"prompt number {i}",
             "arguments": [{"name": "topic", "required": True}]} for i in range(3)]
 RESOURCES = [{"uri": f"raw://item/{i}", "name": f"item {i}", "mimeType": "text/plain"} for i in range(3)]

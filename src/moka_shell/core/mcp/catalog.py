@@ -121,7 +121,9 @@ def tool_entry(server: str, tool: Any) -> ToolEntry:
     uri, visibility, problems = ui_link(meta)
     annotations = tool.annotations.model_dump(mode="json", by_alias=True, exclude_none=True) if tool.annotations else None
     return ToolEntry(
-        server=server, name=tool.name, title=getattr(tool, "title", None), description=tool.description or "",
+        # The display name: the tool's title, else its annotations' title (both are the spec's).
+        server=server, name=tool.name, title=getattr(tool, "title", None) or (annotations or {}).get("title"),
+        description=tool.description or "",
         input_schema=dict(tool.input_schema or {"type": "object"}), meta=meta, resource_uri=uri,
         visibility=visibility, problems=problems, annotations=annotations,
         output_schema=dict(tool.output_schema) if getattr(tool, "output_schema", None) else None,

@@ -10,6 +10,7 @@ import { createSchemaForm } from "./schema-form.js";
 import { renderToolResult } from "./toolcard.js";
 import { jsonView } from "./json.js";
 import { store } from "./store.js";
+import { toolMarks } from "./server-extras.js";
 
 let ctx;
 let serverSel, toolSel, toolInfo, formHost, rawArea, rawError, rawToggle, runBtn, results, pickCard;
@@ -64,7 +65,7 @@ function selectTool(tool) {
   const vis = tool.visibility || ["model", "app"];
   append(toolInfo, [
     h("div", { class: "row wrap" },
-      h("code", { class: "runner-tool-name", text: tool.name }),
+      h("code", { class: "runner-tool-name", text: tool.name }), toolMarks(tool),
       tool.title && tool.title !== tool.name ? h("span", { class: "muted", text: tool.title }) : null,
       tool.resourceUri ? badge("Has app", "accent", { title: tool.resourceUri }) : null,
       !vis.includes("model") ? badge("App-only", "warning", { title: "Hidden from the model; its app can call it" }) : null),

@@ -33,6 +33,13 @@ export function serverIcon(s) {
   return img;
 }
 
+/** What the Tool runner shows beside a tool's name: its own icon and, when it needs MCP tasks, a badge. */
+export function toolMarks(tool) {
+  const src = (tool.icons || []).map((i) => i.src).find((x) => /^data:image\//.test(x || ""));
+  return [src ? h("img", { class: "tool-own-icon", src, alt: "", width: 16, height: 16 }) : null,
+    tool.taskSupport === "required" ? badge("Needs tasks", "warning", { title: "This tool runs only as an MCP task, which Moka does not drive yet; it is not offered to the model" }) : null];
+}
+
 /** The Prompts, Resources and Log folds for server info `s` (only what the server offers). */
 export function serverExtras(s) {
   if (s.status !== "ready") return null;
