@@ -72,7 +72,7 @@ def servers_list(args: argparse.Namespace) -> int:
             _print_json(rows)
         else:
             for r in rows:
-                signed = {"signed-in": "signed in ", "step-up": "signed in (more access asked) "}.get(r["auth"], "")
+                signed = {"signed-in": "signed in ", "step-up": "signed in (more access asked) "}.get(str(r["auth"]), "")
                 print(f"{r['name']:<24} {r['transport']:<6} {'disabled ' if r['disabled'] else ''}{signed}{r['target']}")
             if not rows:
                 print("no servers configured; add one with `moka servers add NAME -- COMMAND ARGS...`")
