@@ -8,10 +8,11 @@ from typing import Any
 
 from moka_shell.cli.commands import paths_of, run
 from moka_shell.config import ConfigFile, ServerConfig
+from moka_shell.errors import UnknownServerError, UsageError
+
 # The OAuth modules import the MCP SDK (seconds on a busy machine): loaded by the commands that
 # sign in or out, not by every `moka` start (the desktop window would wait for them).
 SIGN_IN_TIMEOUT = 300.0  # seconds; the default of --timeout (core.mcp.oauth keeps its own default)
-from moka_shell.errors import UnknownServerError, UsageError
 
 
 def add_parsers(ssub: Any) -> None:
@@ -48,9 +49,9 @@ def _oauth_server(args: argparse.Namespace) -> ServerConfig:
 
 
 def servers_login(args: argparse.Namespace) -> int:
+    """Sign in: print (and open) the authorization URL, wait for the redirect, keep the tokens."""
     from moka_shell.core.mcp.oauth import sign_in
 
-    """Sign in: print (and open) the authorization URL, wait for the redirect, keep the tokens."""
     server = _oauth_server(args)
     assert server.url is not None
 
@@ -69,9 +70,9 @@ def servers_login(args: argparse.Namespace) -> int:
 
 
 def servers_logout(args: argparse.Namespace) -> int:
+    """Forget the server's tokens (revoking them at the server when it offers that)."""
     from moka_shell.core.mcp.oauth import sign_out
 
-    """Forget the server's tokens (revoking them at the server when it offers that)."""
     server = _oauth_server(args)
     result = run(lambda: sign_out(server.url or ""))
     if not result["signedOut"]:
