@@ -323,3 +323,18 @@ async def test_a_server_that_needs_no_sign_in_leaves_no_record(no_keyring: Path)
         await mgr.stop_all()
         proc.terminate()
         proc.wait(10)
+
+
+@pytest.mark.anyio
+async def test_a_client_id_metadata_document_is_used_where_the_server_supports_it(
+        no_keyring: Path, oauth_server: OAuthServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With MOKA_OAUTH_CLIENT_METADATA_URL set and CIMD advertised, the URL is the client id: no registration."""
+    doc = "https://moka.example/oauth/client.json"
+    monkeypatch.setenv("MOKA_OAUTH_CLIENT_METADATA_URL", doc)
+    oauth_server.configure(cimd=True)
+    await sign_in(oauth_server.url, "remote", browser_opens)
+    seen = oauth_server.state()
+    assert seen["authorizations"][-1]["client_id"] == doc and seen["registrations"] == []
+    monkeypatch.setenv("MOKA_OAUTH_CLIENT_METADATA_URL", "http://not-https.example/x")
+    with pytest.raises(SignInError, match="https URL"):
+        await sign_in(oauth_server.url, "remote", browser_opens)

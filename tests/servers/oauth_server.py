@@ -49,7 +49,7 @@ PRM_URL = f"{BASE}/.well-known/oauth-protected-resource/mcp"
 state: dict[str, Any] = {
     "clients": {}, "codes": {}, "access": {}, "refresh": {}, "revoked": [], "refreshes": 0,
     "authorizations": [], "registrations": [], "token_requests": [], "unauthorized": 0, "mcp_ok": 0,
-    "config": {"ttl": 3600, "bad_iss": False, "dcr": True, "oidc_only": False},
+    "config": {"ttl": 3600, "bad_iss": False, "dcr": True, "oidc_only": False, "cimd": False},
 }
 
 mcp = MCPServer("oauth-test")
@@ -89,7 +89,8 @@ def _metadata() -> dict[str, Any]:
         "response_types_supported": ["code"], "grant_types_supported": ["authorization_code", "refresh_token"],
         "code_challenge_methods_supported": ["S256"], "token_endpoint_auth_methods_supported": ["none"],
         "scopes_supported": ["mcp", "admin"], "authorization_response_iss_parameter_supported": True,
-    } | ({"registration_endpoint": f"{ISSUER}/register"} if state["config"]["dcr"] else {})
+    } | ({"registration_endpoint": f"{ISSUER}/register"} if state["config"]["dcr"] else {}) \
+      | ({"client_id_metadata_document_supported": True} if state["config"]["cimd"] else {})
 
 
 async def as_metadata(_request: Request) -> Response:
@@ -123,7 +124,11 @@ async def register(request: Request) -> Response:
 
 async def authorize(request: Request) -> Response:
     q = request.query_params
-    client = state["clients"].get(q.get("client_id", ""))
+    client_id = q.get("client_id", "")
+    if state["config"]["cimd"] and client_id.startswith("https://"):
+        # A real server fetches the document and checks its redirect_uris; this one trusts loopback ones.
+        state["clients"].setdefault(client_id, {"client_id": client_id, "redirect_uris": ["http://127.0.0.1/callback"]})
+    client = state["clients"].get(client_id)
     state["authorizations"].append({k: q.get(k) for k in ("client_id", "redirect_uri", "resource", "scope",
                                                           "code_challenge_method", "response_type")})
     if client is None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import socket
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
@@ -22,7 +23,8 @@ import anyio
 import httpx2
 from mcp.client.auth import OAuthClientProvider, OAuthFlowError, OAuthRegistrationError
 from mcp.client.auth.oauth2 import OAuthContext
-from mcp.client.auth.utils import extract_field_from_www_auth, extract_scope_from_www_auth, union_scopes
+from mcp.client.auth.utils import (extract_field_from_www_auth, extract_scope_from_www_auth,
+                                   is_valid_client_metadata_url, union_scopes)
 from mcp.shared.auth import (AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata,
                              OAuthMetadata, OAuthToken, ProtectedResourceMetadata)
 
@@ -32,6 +34,10 @@ from moka_shell.core.mcp.oauth_store import OAuthStore, where
 from moka_shell.errors import SignInError, SignInRequiredError
 
 SIGN_IN_TIMEOUT = 300.0  # how long a person has to finish signing in, in the browser
+# A Client ID Metadata Document: an HTTPS URL (a non-root path) whose JSON describes Moka as a
+# client. Authorization servers that advertise CIMD take it as the client id, with no registration.
+# The project hosts none yet, so it is opt-in for whoever hosts one.
+CIMD_ENV = "MOKA_OAUTH_CLIENT_METADATA_URL"
 HTTP_TIMEOUT = 30.0
 log = logging.getLogger("moka.oauth")
 # The SDK logs a traceback for every flow that stops, including a sign-in nobody asked for yet.
@@ -70,8 +76,12 @@ class MokaOAuthProvider(OAuthClientProvider):
     def __init__(self, store: OAuthStore, redirect_uri: str,
                  redirect_handler: Callable[[str], Awaitable[None]],
                  callback_handler: Callable[[], Awaitable[AuthorizationCodeResult]]) -> None:
+        cimd = os.environ.get(CIMD_ENV) or None
+        if cimd is not None and not is_valid_client_metadata_url(cimd):
+            raise SignInError(f"{CIMD_ENV} must be an https URL with a path, got {cimd!r}")
         super().__init__(server_url=store.key, client_metadata=client_metadata(redirect_uri), storage=store,
-                         redirect_handler=redirect_handler, callback_handler=callback_handler)
+                         redirect_handler=redirect_handler, callback_handler=callback_handler,
+                         client_metadata_url=cimd)
         ctx = self.context
         self.context = _Context(**{f.name: getattr(ctx, f.name) for f in dataclasses.fields(ctx)})
         self.store = store
@@ -229,9 +239,9 @@ async def sign_in(url: str, label: str, open_url: Callable[[str], Awaitable[None
         receiver.expected_state = (parse_qs(urlsplit(authorization_url).query).get("state") or [""])[0]
         await open_url(authorization_url)
 
-    provider = MokaOAuthProvider(store, redirect, on_authorization_url, receiver.wait)
     probe = {"jsonrpc": "2.0", "id": "moka-sign-in", "method": "ping"}
     try:
+        provider = MokaOAuthProvider(store, redirect, on_authorization_url, receiver.wait)
         with anyio.fail_after(timeout):
             async with httpx2.AsyncClient(headers=headers or None, auth=provider,
                                           timeout=httpx2.Timeout(HTTP_TIMEOUT)) as http:
