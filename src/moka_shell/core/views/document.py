@@ -5,6 +5,7 @@ from __future__ import annotations
 import urllib.parse
 
 from moka_shell.core.shell import Endpoints
+from moka_shell.core.views.scheme import SCHEME_PRELUDE
 
 # Prepended to every view document: reports errors (with their stacks), console.error lines
 # (at most 200 reports a document) and CSP violations to the host as
@@ -28,7 +29,7 @@ directive:String(e.effectiveDirective||e.violatedDirective),blockedURI:String(e.
 
 def inject_prelude(html: str, extra: str = "") -> str:
     """Put the prelude (and ``extra``, the view's storage script) before any of the document's own scripts."""
-    prelude = PRELUDE + extra
+    prelude = PRELUDE + SCHEME_PRELUDE + extra
     lower = html[:4096].lower()
     for tag in ("<head>", "<head "):
         i = lower.find(tag)
