@@ -28,7 +28,7 @@ from keyring.backends import fail
 from oauth_support import SERVERS, OAuthServer, browse, oauth_server  # noqa: F401 - the fixture
 from moka_shell.config import ServerConfig
 from moka_shell.core.mcp import oauth_store
-from moka_shell.core.mcp.oauth import sign_in
+from moka_shell.core.mcp.oauth_login import sign_in
 from moka_shell.core.mcp.oauth_loopback import LoopbackReceiver
 from moka_shell.core.mcp.servers import ServerManager
 from moka_shell.errors import SignInError, ToolCallError

@@ -50,7 +50,7 @@ def _oauth_server(args: argparse.Namespace) -> ServerConfig:
 
 def servers_login(args: argparse.Namespace) -> int:
     """Sign in: print (and open) the authorization URL, wait for the redirect, keep the tokens."""
-    from moka_shell.core.mcp.oauth import sign_in
+    from moka_shell.core.mcp.oauth_login import sign_in
 
     server = _oauth_server(args)
     assert server.url is not None
@@ -71,7 +71,7 @@ def servers_login(args: argparse.Namespace) -> int:
 
 def servers_logout(args: argparse.Namespace) -> int:
     """Forget the server's tokens (revoking them at the server when it offers that)."""
-    from moka_shell.core.mcp.oauth import sign_out
+    from moka_shell.core.mcp.oauth_login import sign_out
 
     server = _oauth_server(args)
     result = run(lambda: sign_out(server.url or ""))

@@ -6,7 +6,7 @@ documents or dynamic registration (RFC 7591), PKCE S256, ``resource`` (RFC 8707)
 check (RFC 9207), refresh, and step-up on ``insufficient_scope``. Moka adds where tokens live
 (``oauth_store``), the loopback redirect (``oauth_loopback``), refreshing a little before expiry
 (also across restarts), and two modes: a connection never waits for a person (a 401 that needs
-a sign-in raises ``SignInRequiredError``), and ``sign_in`` runs the browser round trip.
+a sign-in raises ``SignInRequiredError``), and ``oauth_login.sign_in`` runs the browser round trip.
 """
 
 from __future__ import annotations
@@ -16,21 +16,17 @@ import logging
 import os
 import socket
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
-import anyio
 import httpx2
-from mcp.client.auth import OAuthClientProvider, OAuthFlowError, OAuthRegistrationError
+from mcp.client.auth import OAuthClientProvider, OAuthRegistrationError
 from mcp.client.auth.oauth2 import OAuthContext
 from mcp.client.auth.utils import (extract_field_from_www_auth, extract_scope_from_www_auth,
                                    is_valid_client_metadata_url, union_scopes)
-from mcp.shared.auth import (AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata,
-                             OAuthMetadata, OAuthToken, ProtectedResourceMetadata)
+from mcp.shared.auth import (AuthorizationCodeResult, OAuthClientMetadata, OAuthMetadata, OAuthToken,
+                             ProtectedResourceMetadata)
 
 from moka_shell import __version__
-from moka_shell.core.mcp.oauth_loopback import LoopbackReceiver
-from moka_shell.core.mcp.oauth_store import OAuthStore, where
+from moka_shell.core.mcp.oauth_store import OAuthStore
 from moka_shell.errors import SignInError, SignInRequiredError
 
 SIGN_IN_TIMEOUT = 300.0  # how long a person has to finish signing in, in the browser
@@ -160,7 +156,7 @@ def _free_loopback_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _redirect_uri(store: OAuthStore) -> str:
+def redirect_uri_for(store: OAuthStore) -> str:
     """The redirect URI this server's registration uses (kept with the registration), or a fresh one.
 
     Nothing is written here: a server that never asks for OAuth leaves no record behind.
@@ -183,7 +179,7 @@ def connection_auth(url: str) -> MokaOAuthProvider:
     async def never() -> AuthorizationCodeResult:  # needs_person always raises first
         raise SignInRequiredError("this server needs a sign-in")
 
-    return _ConnectionProvider(store, _redirect_uri(store), needs_person, never)
+    return _ConnectionProvider(store, redirect_uri_for(store), needs_person, never)
 
 
 def find_sign_in_required(exc: BaseException) -> SignInRequiredError | None:
@@ -206,98 +202,6 @@ def find_sign_in_required(exc: BaseException) -> SignInRequiredError | None:
 NO_REGISTRATION_HINT = ("ask the server's owner for a client id (a public client with the redirect URI "
                         "http://127.0.0.1/callback, any port), then `moka servers login NAME --client-id ID` "
                         "or give it when Sign in asks")
-
-
-def _preregistered(client_id: str, redirect: str) -> dict[str, Any]:
-    """A client record for an id the person was given: a public client, bound to no issuer (RFC 8252 loopback)."""
-    info = OAuthClientInformationFull(client_id=client_id, redirect_uris=[redirect],  # type: ignore[list-item]
-                                      token_endpoint_auth_method="none",
-                                      grant_types=["authorization_code", "refresh_token"])
-    return info.model_dump(mode="json", exclude_none=True)
-
-
-async def sign_in(url: str, label: str, open_url: Callable[[str], Awaitable[None]], *,
-                  headers: dict[str, str] | None = None, timeout: float = SIGN_IN_TIMEOUT,
-                  client_id: str | None = None) -> dict[str, Any]:
-    """Sign in to the server at ``url``: ``open_url`` shows the authorization page; waits for the redirect.
-
-    ``client_id``: one the server's owner gave, for servers that let no client register itself.
-    Returns what was learnt (issuer, scope, where the tokens are kept). Raises SignInError.
-    """
-    store = OAuthStore(url)
-    wanted = urlsplit(_redirect_uri(store)).port or 0
-    receiver = LoopbackReceiver(label, wanted)
-    redirect = await receiver.start()
-    # A login signs in afresh (another account, more scope): the old tokens go first.
-    store.remember(tokens=None, expiresAt=None, redirectUri=redirect)
-    if client_id:
-        store.remember(client=_preregistered(client_id, redirect), issuer=None, preregistered=True)
-    elif receiver.port != wanted and not store.record().get("preregistered"):
-        store.forget_client()  # registered for a port that is taken now: register again
-
-    async def on_authorization_url(authorization_url: str) -> None:
-        receiver.expected_state = (parse_qs(urlsplit(authorization_url).query).get("state") or [""])[0]
-        await open_url(authorization_url)
-
-    probe = {"jsonrpc": "2.0", "id": "moka-sign-in", "method": "ping"}
-    try:
-        provider = MokaOAuthProvider(store, redirect, on_authorization_url, receiver.wait)
-        with anyio.fail_after(timeout):
-            async with httpx2.AsyncClient(headers=headers or None, auth=provider,
-                                          timeout=httpx2.Timeout(HTTP_TIMEOUT)) as http:
-                response = await http.post(url, json=probe, headers={
-                    "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"})
-    except TimeoutError:
-        raise SignInError(f"the sign-in to {label} was not finished within {timeout:g} s",
-                          hint="start it again and complete it in the browser") from None
-    except OAuthRegistrationError as exc:
-        raise SignInError(f"{label} does not let Moka register itself ({exc})", hint=NO_REGISTRATION_HINT,
-                          needs_client_id=True) from None
-    except OAuthFlowError as exc:
-        raise SignInError(f"signing in to {label} failed: {exc}") from None
-    except httpx2.HTTPError as exc:
-        raise SignInError(f"signing in to {label} failed: {type(exc).__name__}: {exc}",
-                          hint="is the server running and its URL right?") from None
-    finally:
-        await receiver.close()
-    if response.status_code in (401, 403) or not store.signed_in():
-        raise SignInError(f"{label} still refuses Moka after signing in (HTTP {response.status_code})",
-                          hint="check that the account you signed in with may use this server")
-    meta = provider.context.oauth_metadata
-    prm = provider.context.protected_resource_metadata
-    revocation = meta.revocation_endpoint if meta else None
-    store.remember(issuer=str(meta.issuer) if meta else store.record().get("issuer"),
-                   revocationEndpoint=str(revocation) if revocation else None,
-                   asMetadata=meta.model_dump(mode="json", exclude_none=True) if meta else None,
-                   resourceMetadata=prm.model_dump(mode="json", exclude_none=True) if prm else None)
-    store.remember(stepUpScope=None)
-    tokens = await store.get_tokens()
-    return {"issuer": store.record().get("issuer"), "scope": tokens.scope if tokens else None, "storage": where()}
-
-
-async def sign_out(url: str) -> dict[str, Any]:
-    """Forget the server's tokens and registration; revokes the tokens first where the server allows (RFC 7009)."""
-    store = OAuthStore(url)
-    record = store.record()
-    tokens: dict[str, Any] = record["tokens"] if isinstance(record.get("tokens"), dict) else {}
-    client: dict[str, Any] = record["client"] if isinstance(record.get("client"), dict) else {}
-    endpoint = record.get("revocationEndpoint")
-    revoked = False
-    if isinstance(endpoint, str) and tokens and client.get("client_id"):
-        revoked = True
-        async with httpx2.AsyncClient(timeout=httpx2.Timeout(10.0)) as http:
-            for hint in ("refresh_token", "access_token"):
-                value = tokens.get(hint)
-                if not value:
-                    continue
-                try:
-                    reply = await http.post(endpoint, data={"token": value, "token_type_hint": hint,
-                                                            "client_id": client["client_id"]})
-                    revoked = revoked and reply.status_code == 200
-                except httpx2.HTTPError:
-                    revoked = False  # forgetting them here still signs Moka out
-    store.forget()
-    return {"signedOut": bool(tokens), "revoked": revoked}
 
 
 def auth_state(url: str | None, headers: dict[str, str]) -> str | None:
