@@ -338,3 +338,40 @@ async def test_a_client_id_metadata_document_is_used_where_the_server_supports_i
     monkeypatch.setenv("MOKA_OAUTH_CLIENT_METADATA_URL", "http://not-https.example/x")
     with pytest.raises(SignInError, match="https URL"):
         await sign_in(oauth_server.url, "remote", browser_opens)
+
+
+@pytest.mark.anyio
+async def test_desktop_sign_in_goes_through_the_shells_open_link(tmp_path: Path, oauth_server: OAuthServer) -> None:
+    """servers.login in the desktop app hands the authorization URL to the shell (the system browser);
+    when the browser comes back the server turns ready; servers.logout brings 'signin' back."""
+    from moka_shell.bridge import Bridge
+    from moka_shell.core.app import MokaApp
+    from moka_shell.paths import Paths
+    from moka_shell.testing import RecordingShell
+
+    old = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    (tmp_path / "config.json").write_text(json.dumps({"mcpServers": {"remote": {"url": oauth_server.url}}}))
+    shell = RecordingShell()
+    app = MokaApp(Paths(tmp_path / "config.json", tmp_path / "data"), mode="desktop", actions=shell)
+    events: list[tuple[str, Any]] = []
+    app.subscribe(lambda name, data: events.append((name, data)))
+    bridge = Bridge(app)
+    await app.start(store=False)
+    try:
+        conn = app.servers.get("remote")
+        await wait_status(conn, "signin")
+        reply = await bridge.handle({"id": 1, "method": "servers.login", "params": {"name": "remote"}})
+        url = reply["result"]["url"]  # type: ignore[index]
+        assert shell.links == [url] and "/as/authorize?" in url
+        await browser_opens(url)  # the system browser
+        await wait_status(conn, "ready")
+        assert ("servers.signin", {"name": "remote", "ok": True, "issuer": oauth_server.issuer}) in events
+        out = await bridge.handle({"id": 2, "method": "servers.logout", "params": {"name": "remote"}})
+        assert out["result"]["signedOut"] and out["result"]["revoked"]  # type: ignore[index]
+        await wait_status(conn, "signin")
+        assert conn.info()["auth"] == "signed-out"
+    finally:
+        await app.stop()
+        keyring.set_keyring(old)
+        oauth_store.use_data_dir(None)
