@@ -13,7 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from browser_support import Moka
+from playwright.sync_api import Error as PlaywrightError
+
+from browser_support import Moka, npm_stdio
 from moka_shell.testing.fake_openai import FakeOpenAIServer
 from support import SERVERS
 
@@ -179,3 +181,63 @@ def test_quota_error_storage_event_and_clearing_from_the_card(moka_factory: Any)
     problems = [p for v in (a, b) for p in v.problems]
     assert problems == []  # storage traffic is never the view's fault
     assert not [e for e in moka.ui_rpc(a.id) if e.get("method") == "moka/storage"]  # not logged as app traffic
+
+
+def three_page_pdf(path: Path) -> Path:
+    """A minimal three-page PDF, written by hand."""
+    pages, objs = 3, ["<< /Type /Catalog /Pages 2 0 R >>"]
+    objs.append(f"<< /Type /Pages /Kids [{' '.join(f'{3 + 2 * i} 0 R' for i in range(pages))}] /Count {pages} >>")
+    for i in range(pages):
+        content = f"BT /F1 48 Tf 72 700 Td (Page {i + 1}) Tj ET"
+        objs.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 "
+                    f"{3 + 2 * pages} 0 R >> >> /Contents {4 + 2 * i} 0 R >>")
+        objs.append(f"<< /Length {len(content)} >>\nstream\n{content}\nendstream")
+    objs.append("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    out, offsets = b"%PDF-1.4\n", []
+    for n, obj in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += f"{n} 0 obj\n{obj}\nendobj\n".encode()
+    xref = len(out)
+    out += f"xref\n0 {len(objs) + 1}\n0000000000 65535 f \n".encode() + b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += f"trailer\n<< /Size {len(objs) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    path.write_bytes(out)
+    return path
+
+
+def test_official_pdf_viewer_gets_its_viewuuid_state_back_on_reopen(moka_factory: Any, tmp_path: Path) -> None:
+    """@modelcontextprotocol/server-pdf keeps the page per viewUUID in localStorage; after a reopen it reads it back.
+
+    Its PDF.js worker is a data: script, which the view's CSP refuses, so the document itself does not
+    render in Moka (a separate finding); the page number is therefore saved here the way the viewer's
+    saveCurrentPage() saves it, and the viewer's own restore code reads it on the reopened view.
+    """
+    pdf_bin = npm_stdio("mcp-pdf-server")
+    pdf = three_page_pdf(tmp_path / "three.pdf")
+    with FakeOpenAIServer() as srv:
+        srv.tool_then_reply("display_pdf", {"url": str(pdf)}, "Here it is.")
+        moka: Moka = moka_factory({"pdf": {**pdf_bin, "args": [*pdf_bin["args"], str(pdf)]}},
+                                  agent={"backend": "ollama", "model": "fake-model", "baseUrls": {"ollama": srv.base_url}})
+        page = moka.open("chat")
+        page.fill("#composer", "show me the PDF")
+        page.keyboard.press("Enter")
+        # It asks for the clipboard (a person's to grant) and, with no annotations to go by, to run.
+        for selector in ("#consent-deny", '.tool-card [data-decision="once"]'):
+            try:
+                page.locator(selector).click(timeout=5000)
+            except PlaywrightError:
+                pass
+        view = moka.wait_view_ready("display_pdf", timeout=60)
+        uuid = view.result["_meta"]["viewUUID"]
+        moka.wait(lambda: any(f"loadSavedPage: key= {uuid}" in line for line in moka.console), what="the viewer's read")
+        assert any("loadSavedPage: saved value= null" in line for line in moka.console)
+        moka.frame(view.id).evaluate("(u) => localStorage.setItem(u, '2')", uuid)
+        moka.wait(lambda: stored(moka, "pdf")["localItems"] >= 1, what="the page number stored")
+        before = len(moka.console)
+        moka.call("view.close", {"viewId": view.id})
+        moka.call("views.reopen", {"recordId": view.record_id})  # what the stored view's "Open view" button calls
+        again = moka.wait(lambda: next((v for v in moka.views() if v.record_id == view.record_id and v.id != view.id
+                                        and v.state == "ready"), None), 60, "the reopened viewer")
+        assert again.id != view.id
+        moka.wait(lambda: any("loadSavedPage: saved value= 2" in line for line in moka.console[before:]),
+                  what="the viewer reading its page back")
+        assert any("Starting at page: 2" in line for line in moka.console[before:])

@@ -6,6 +6,8 @@ handshake script of broken_apps_server.py next to it.
 The view reads both storages before its handshake starts (so the values must come with the
 document) and shows them, as JSON, in `#boot`; `window.boot` holds the same object. It counts
 its own loads in `localStorage.loads`, and records every `storage` event in `window.events`.
+Once its handshake is done it also reports `boot` to the host as model context (structuredContent),
+so a test that cannot reach into the frame (the desktop shell) reads it from the core.
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ BOOT = """
   window.boot = { local: dump(localStorage), session: dump(sessionStorage) };
   localStorage.loads = String(Number(localStorage.loads || 0) + 1);
   document.getElementById("boot").textContent = JSON.stringify(window.boot);
+  window.after = function () {
+    window.parent.postMessage({ jsonrpc: "2.0", id: 1, method: "ui/update-model-context",
+                                params: { content: [], structuredContent: { boot: window.boot } } }, "*");
+  };
 })();
 </script>
 """
