@@ -181,3 +181,29 @@ async def test_a_list_changed_burst_makes_one_refresh_that_rereads_nothing_uncha
         assert (await conn.call_tool("echo", {}))["content"][0]["text"] == "hi"
     finally:
         await mgr.stop_all()
+
+
+def test_stderr_lines_reach_the_loop_in_batches_with_back_pressure() -> None:
+    """While the loop is busy, the reader thread stops at max_pending queued lines instead of queueing
+    one callback per line without bound; once the loop runs, every line arrives, in order (R1.7)."""
+    import threading
+
+    from moka_shell.core.mcp.stderr import LineRelay
+
+    loop = asyncio.new_event_loop()
+    got: list[str] = []
+    relay = LineRelay(loop, got.append, max_pending=100, batch=30)
+    reader = threading.Thread(target=lambda: [relay.put(f"line {i}") for i in range(1000)], daemon=True)
+    try:
+        reader.start()
+        deadline = time.monotonic() + 30
+        while len(relay._pending) < 100 and time.monotonic() < deadline:  # the loop is not running yet
+            time.sleep(0.01)
+        assert len(relay._pending) == 100 and reader.is_alive()  # held back, not queued without bound
+        loop.run_until_complete(asyncio.wait_for(asyncio.to_thread(reader.join), 30))
+        loop.run_until_complete(asyncio.sleep(0.05))
+        while relay._pending:
+            loop.run_until_complete(asyncio.sleep(0.01))
+        assert got == [f"line {i}" for i in range(1000)]
+    finally:
+        loop.close()

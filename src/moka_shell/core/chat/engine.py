@@ -201,6 +201,7 @@ class ChatEngine:
                 request = self._request(backend, choice.model, history,
                                         names.model_tools() if backend.supports_tools else [], choice.system)
                 request.system = with_instructions(request.system, self.servers.connections.values())
+                self.store.end_replies(cid)  # the step before is complete, its calls answered
                 reply = self.store.add_message(cid, "assistant", "", state="streaming")
                 self.emit("chat.message", {"conversationId": cid, "message": reply})
                 calls = await self._stream(cid, reply["id"], backend, request, names)
@@ -230,13 +231,11 @@ class ChatEngine:
 
     def _error(self, cid: str, reply: dict[str, Any] | None, message: str, kind: str) -> None:
         message = SECRETS.mask(message)  # a provider may echo the key it was sent (S9)
-        try:
+        with contextlib.suppress(StoreError):  # the store can't be written (a full disk): still say why
             if reply is None:
                 reply = self.store.add_message(cid, "assistant", "")
                 self.emit("chat.message", {"conversationId": cid, "message": reply})
             self.store.set_error(reply["id"], message)
-        except StoreError:  # the store can't be written (a full disk): the person is still told why
-            pass
         self.inspector.record("agent", {"event": "error", "kind": kind, "message": message}, method="agent/error")
         self.emit("chat.error", {"conversationId": cid, "messageId": reply["id"] if reply else None,
                                  "message": message, "kind": kind})

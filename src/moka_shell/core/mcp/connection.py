@@ -14,7 +14,6 @@ in ``shared/docs/mcp-python-sdk.md``. The connection is split by concern:
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import os
 import threading
@@ -41,7 +40,7 @@ from moka_shell.core.mcp.requests import ServerRequests
 from moka_shell.core.mcp.sdk import describe_exception, dump, quiet_sdk_logs
 from moka_shell.core.mcp.server_settings import ServerSettings
 from moka_shell.core.mcp.session_events import LOG_INFO_LINES, SessionEvents
-from moka_shell.core.mcp.stderr import INFO_LINES, StderrTail, pump
+from moka_shell.core.mcp.stderr import INFO_LINES, LineRelay, StderrTail, pump
 from moka_shell.core.mcp.stdio_client import EXIT_PREFIX
 from moka_shell.core.mcp.transport import Transport
 from moka_shell.core.mcp.ui_resources import UiCache
@@ -81,6 +80,7 @@ class ServerConnection(ServerRequests, SessionEvents, ServerSettings):
         self.protocol_version: str | None = None
         self.server_info: dict[str, Any] | None = None
         self.generation = 0
+        self.list_version = 0  # counts list_changed refreshes
         self.backoff = Backoff()
         self._connecting = False  # True from start() until the current attempt ends
         self._dead = asyncio.Event()
@@ -281,12 +281,15 @@ class ServerConnection(ServerRequests, SessionEvents, ServerSettings):
                 except RuntimeError:  # the loop closed meanwhile (shutdown)
                     pass
 
+        # Batched onto the loop with back-pressure: one callback per line queued without bound (R1.7).
+        relay = LineRelay(loop, lambda line: self.inspector.record("server", {"stderr": line}, server=self.name,
+                                                                   method="stderr"))
+
         def on_line(line: str) -> None:
             self.stderr.append(line)
             if line.startswith(EXIT_PREFIX):  # the stdio transport's report of how the process ended
                 later(self._exited_with, generation, line[len(EXIT_PREFIX):])
-            later(functools.partial(self.inspector.record, "server", {"stderr": line}, server=self.name,
-                                    method="stderr"))
+            relay.put(line)
 
         pump(fd, on_line)
         # EOF: the child exited (or closed stderr). Wake the supervisor.
@@ -329,6 +332,7 @@ class ServerConnection(ServerRequests, SessionEvents, ServerSettings):
             return False
         try:
             await self._refresh(client)
+            self.list_version += 1  # the card's cached prompts and resources are stale now
         except Exception as exc:  # the supervisor notices a dead connection; keep the old catalogue
             self.inspector.record("server", {"error": f"refresh failed: {describe_exception(exc)}"},
                                   server=self.name, method="refresh/error")
@@ -347,7 +351,7 @@ class ServerConnection(ServerRequests, SessionEvents, ServerSettings):
                                "toolCount": len(self.tools), "stderr": self.stderr.last(INFO_LINES),
                                "generation": self.generation, "config": self.config.to_json(),
                                "logLevel": self.log_level, "logs": list(self.logs)[-LOG_INFO_LINES:],
-                               "roots": self.roots}
+                               "roots": self.roots, "listVersion": self.list_version}
         if self.error:
             out["error"] = self.error
         if (auth := auth_state(self.config.url, self.config.headers)) is not None:  # OAuth: signed-in/-out

@@ -6,6 +6,7 @@ A server that prints a gigabyte with no newline must cost Moka a few kilobytes, 
 
 from __future__ import annotations
 
+import asyncio
 import codecs
 import os
 import threading
@@ -19,6 +20,8 @@ TAIL_BYTES = 64 * 1024  # what a connection keeps of its stderr
 INFO_LINES = 20  # what servers.list carries
 INFO_CHARS = 4000
 CHUNK = 65536
+MAX_PENDING = 4096  # stderr lines waiting for the core loop; past this the reader waits (back-pressure)
+BATCH = 512  # lines logged per turn of the loop
 
 
 class StderrTail:
@@ -56,6 +59,59 @@ class StderrTail:
 
     def __len__(self) -> int:
         return len(self._lines)
+
+
+class LineRelay:
+    """Hands a reader thread's lines to the core loop in batches, with back-pressure.
+
+    One ``call_soon_threadsafe`` per line let 2 GB of stderr queue up on the loop faster than it
+    could log them (hundreds of MB of pending callbacks). Now at most ``max_pending`` lines wait;
+    past that the reader waits too, so a flooding server is slowed to the pace Moka logs at, as a
+    terminal would slow it.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop | None, deliver: Callable[[str], object], *,
+                 max_pending: int = MAX_PENDING, batch: int = BATCH) -> None:
+        self._loop = loop
+        self._deliver = deliver
+        self.max_pending = max_pending
+        self.batch = batch
+        self._pending: deque[str] = deque()
+        self._room = threading.Condition()
+        self._scheduled = False
+
+    def _alive(self) -> bool:
+        return self._loop is not None and not self._loop.is_closed()
+
+    def put(self, line: str) -> None:
+        """Queue ``line`` (reader thread); waits while ``max_pending`` lines are still queued."""
+        with self._room:
+            while len(self._pending) >= self.max_pending and self._alive():
+                self._room.wait(0.5)
+            if not self._alive():
+                return
+            self._pending.append(line)
+            if not self._scheduled:
+                self._schedule()
+
+    def _schedule(self) -> None:
+        assert self._loop is not None
+        try:
+            self._loop.call_soon_threadsafe(self._flush)
+            self._scheduled = True
+        except RuntimeError:  # the loop closed meanwhile (shutdown): nobody will log these
+            self._pending.clear()
+
+    def _flush(self) -> None:
+        """Deliver up to ``batch`` lines on the loop; the rest get another turn, so the loop stays responsive."""
+        with self._room:
+            lines = [self._pending.popleft() for _ in range(min(self.batch, len(self._pending)))]
+            self._scheduled = False
+            if self._pending:
+                self._schedule()
+            self._room.notify_all()
+        for line in lines:
+            self._deliver(line)
 
 
 def cut(line: str) -> str:

@@ -13,7 +13,7 @@ from moka_shell.core.views.csp import build_policy
 from moka_shell.core.views.dispatcher import Dispatcher
 from moka_shell.core.views.display import DisplayMode
 from moka_shell.core.views.document import inject_prelude, popout_url, proxy_url
-from moka_shell.core.views.host_context import build_host_context
+from moka_shell.core.views.host_context import build_host_context, with_extras
 from moka_shell.core.views.parking import Parking
 from moka_shell.core.views.ports import ChatPort, ConsentAsk, HostContextHook
 from moka_shell.core.views.retention import Retention
@@ -136,7 +136,11 @@ class ViewHost:
                          else "(no ui/initialize arrived: the app's script did not start or could not reach Moka)"))
             if view.problems:
                 reason += "; before that, " + "; ".join(view.problems[:3])
-            self.fail(view, reason)
+            # An app that needs eval() fails exactly like this; the card offers the server's opt-in.
+            tried_eval = any("eval()" in w for w in view.warnings)
+            if tried_eval:
+                reason += "; it tried eval(), which Moka's view policy blocks unless the server allows it"
+            self.fail(view, reason, {"needsEval": True, "server": view.server} if tried_eval else None)
 
     # ---- feeding views ----------------------------------------------------------------------
 
@@ -270,12 +274,7 @@ class ViewHost:
 
     def host_context(self, view: View) -> dict[str, Any]:
         """The view's full hostContext right now (the core's keys, then what plugins added)."""
-        ctx = self._core_context(view)
-        for extra in view.context_extras:
-            if isinstance(extra, dict):
-                for key, value in extra.items():
-                    if value is not None and key not in ctx:
-                        ctx[key] = value
+        ctx = with_extras(self._core_context(view), view.context_extras)
         return self.profile.context(ctx) if self.profile else ctx
 
     def available_wire_modes(self) -> list[str]:

@@ -91,6 +91,14 @@ def build_host_context(*, theme: dict[str, Any], display_mode: str, available: l
     return clean(ctx)
 
 
+def with_extras(ctx: dict[str, Any], extras: list[Any]) -> dict[str, Any]:
+    """``ctx`` plus the keys plugins added (``moka_host_context``): never a core key, never a null."""
+    for extra in extras:
+        if isinstance(extra, dict):
+            ctx.update({k: v for k, v in extra.items() if v is not None and k not in ctx})
+    return ctx
+
+
 def _default_locale() -> str:
     lang = os.environ.get("LC_ALL") or os.environ.get("LANG") or "en_US"
     lang = lang.split(".")[0].replace("_", "-")

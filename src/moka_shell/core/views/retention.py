@@ -11,6 +11,8 @@ all (a late event for an older one is answered "no view"), so ids do not pile up
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import sys
 from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -21,6 +23,8 @@ if TYPE_CHECKING:
 
 RELEASE_AFTER = 10.0  # seconds between a view ending (with its call over) and its data going
 MAX_ENDED = 256  # ended views still known by id
+
+TRIM_EVERY = 2.0  # seconds between giving freed heap pages back to the OS (glibc only)
 
 RecordReader = Callable[[str], "dict[str, Any] | None"]  # the store's view record by id
 
@@ -34,6 +38,8 @@ class Retention:
         self.max_ended = max_ended
         self.records: RecordReader | None = None  # set when conversations are stored
         self._ended: deque[str] = deque()
+        self._trim = _malloc_trim()
+        self._trim_pending = False
 
     def settled(self, view: View) -> None:
         """The view ended or was parked: release its data once its call is over and the grace has passed."""
@@ -81,6 +87,24 @@ class Retention:
         view.queue = []
         view.app_tools = []
         view.released = True
+        self._trim_soon()
+
+    def _trim_soon(self) -> None:
+        # glibc keeps freed results in its heap (3 MB strings past its raised mmap threshold): the
+        # objects are gone but RSS stays. Hand the pages back, at most once per TRIM_EVERY seconds.
+        if self._trim is None or self._trim_pending:
+            return
+        self._trim_pending = True
+
+        def trim() -> None:
+            self._trim_pending = False
+            if self._trim is not None:
+                self._trim(0)
+
+        try:
+            asyncio.get_running_loop().call_later(TRIM_EVERY, trim)
+        except RuntimeError:
+            trim()
 
     def _forget_oldest(self) -> None:
         views = self._host.views
@@ -93,3 +117,14 @@ class Retention:
                 self._host.parking.offscreen_since.pop(vid, None)
             elif view is not None and view.state in ("closed", "failed"):
                 self._ended.append(vid)  # still answering something: try again later
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or None where there is none (macOS, Windows, musl)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        fn: Callable[[int], int] = ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+    return fn
