@@ -8,7 +8,7 @@ throwaway workspace with tests/servers/bounds_server.py, and drives it over /api
   then the wait for the handshake deadline (20 s) and the release grace (10 s);
 - stderr in lines: N MB of 1 KB lines (full: 2 GB), then the inspector log's size on disk.
 
-Quick mode runs the first and the last at a few dozen MB and skips the UI runs (they wait 30 s).
+Quick mode runs the first and the last at 16 and 24 MB (about 10 s) and skips the UI runs (they wait 30 s).
 """
 
 from __future__ import annotations
@@ -173,8 +173,8 @@ def stderr_lines(ctx: Context, mb: int, cap_mb: int) -> list[Result]:
 
 def run(ctx: Context) -> list[Result]:
     """The bounds suite: small in quick mode, the findings' sizes in full mode."""
-    results = no_newline(ctx, ctx.pick(32, 1024))
+    results = no_newline(ctx, ctx.pick(16, 1024))
     if ctx.full:
         results += ui_runs(ctx, 120)
-    results += stderr_lines(ctx, ctx.pick(48, 2048), ctx.pick(10, 200))
+    results += stderr_lines(ctx, ctx.pick(24, 2048), ctx.pick(10, 200))
     return results
