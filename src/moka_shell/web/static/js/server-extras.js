@@ -11,12 +11,13 @@ import { badge, button, openDialog, spinner, toastError } from "./ui.js";
 
 const LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 const LEVEL_TONE = { debug: "neutral", info: "info", notice: "accent", warning: "warning" };
-const kept = new Map(); // server name -> {generation, open: Set, prompts?, resources?}
+const kept = new Map(); // server name -> {version, open: Set, prompts?, resources?}
 
 function stateOf(s) {
+  const version = `${s.generation}:${s.listVersion || 0}`; // a reconnect or a list_changed makes the lists stale
   let st = kept.get(s.name);
-  if (!st || st.generation !== s.generation) {
-    st = { generation: s.generation, open: st ? st.open : new Set() };
+  if (!st || st.version !== version) {
+    st = { version, open: st ? st.open : new Set() };
     kept.set(s.name, st);
   }
   return st;
