@@ -148,7 +148,8 @@ def _view_lines(v: ViewReport, *, with_profile: bool) -> list[str]:
                      f"({v.size.get('changes', 0)} size-changed)")
     if v.failure:
         lines.append(f"      error: {v.failure}")
-    for f in v.findings:
+    # The failure's own fix right under it, then the rest in the order they were found.
+    for f in sorted(v.findings, key=lambda f: f["message"] != v.failure):
         label = "problem" if f["severity"] == "failure" else "warning"
         if f["message"] != v.failure:
             lines.append(f"      {label}: {f['message']}")
