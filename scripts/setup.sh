@@ -73,5 +73,14 @@ if [ "$WITH_TEST" = 1 ]; then
     echo "setup: installing the pinned MCP Apps example servers from npm"
     (cd tests/npm && npm ci --no-audit --no-fund --loglevel=error)
   fi
+  # The benchmark's AppBridge reference host (bench/appbridge_ref.py): bundled from the pinned
+  # ext-apps with the pinned esbuild into an ignored path, never vendored.
+  ab=bench/appbridge
+  if [ ! -f $ab/dist/host.js ] || [ $ab/host.js -nt $ab/dist/host.js ] \
+     || [ tests/npm/package-lock.json -nt $ab/dist/host.js ]; then
+    echo "setup: bundling the AppBridge reference host ($ab/dist/host.js)"
+    NODE_PATH=tests/npm/node_modules tests/npm/node_modules/.bin/esbuild $ab/host.js --bundle --format=iife \
+      --minify --log-level=warning --outfile=$ab/dist/host.js
+  fi
 fi
 echo "setup: ready ($ROOT/.venv)"
