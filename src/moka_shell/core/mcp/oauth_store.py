@@ -19,6 +19,7 @@ from typing import Any
 
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
+from moka_shell.core.redact import SECRETS
 from moka_shell.paths import resolve_paths
 
 SERVICE = "moka-oauth"
@@ -174,12 +175,16 @@ class OAuthStore:
         """The stored tokens, if any."""
         raw = self.record().get("tokens")
         try:
-            return OAuthToken.model_validate(raw) if isinstance(raw, dict) else None
+            tokens = OAuthToken.model_validate(raw) if isinstance(raw, dict) else None
         except ValueError:
             return None
+        if tokens is not None:
+            SECRETS.add(tokens.access_token, tokens.refresh_token)  # masked wherever text is kept or shown
+        return tokens
 
     async def set_tokens(self, tokens: OAuthToken) -> None:
         """Keep new tokens, and when the access token expires."""
+        SECRETS.add(tokens.access_token, tokens.refresh_token)
         expires = time.time() + int(tokens.expires_in) if tokens.expires_in is not None else None
         self._update(tokens=tokens.model_dump(mode="json", exclude_none=True), expiresAt=expires)
 
@@ -187,12 +192,16 @@ class OAuthStore:
         """The stored client registration, if any."""
         raw = self.record().get("client")
         try:
-            return OAuthClientInformationFull.model_validate(raw) if isinstance(raw, dict) else None
+            info = OAuthClientInformationFull.model_validate(raw) if isinstance(raw, dict) else None
         except ValueError:
             return None
+        if info is not None:
+            SECRETS.add(info.client_secret)
+        return info
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
         """Keep a new registration; tokens from another issuer go with the old one (SEP-2352)."""
+        SECRETS.add(client_info.client_secret)
         record = self.record()
         issuer = client_info.issuer
         drop_tokens = record.get("issuer") not in (None, issuer)
