@@ -17,61 +17,9 @@ from moka_shell.paths import Paths
 
 from bench import inspector_ui
 from bench.context import Context
-from bench.env import bench_stdio, npm
 from bench.harness import Core
+from bench.scale_servers import servers_at_once
 from bench.stats import Result
-
-KINDS = {"vanillajs": "mcp-server-basic-vanillajs", "react": "mcp-server-basic-react",
-         "budget": "mcp-budget-allocator-server", "monitor": "mcp-system-monitor-server"}
-
-
-def server_mix(count: int) -> dict[str, dict[str, Any]]:
-    """``count`` stdio servers: the four node examples and the (Python) bench server, in turn."""
-    kinds = [*KINDS, "bench"]
-    out = {}
-    for i in range(count):
-        kind = kinds[i % len(kinds)]
-        out[f"{kind}-{i}"] = bench_stdio() if kind == "bench" else npm(KINDS[kind])
-    return out
-
-
-def connect_all(servers: dict[str, dict[str, Any]]) -> float:
-    """ms from starting the core's servers to every one ready (tools and UI resources read)."""
-
-    async def go() -> float:
-        with tempfile.TemporaryDirectory() as tmp:
-            app = MokaApp(Paths(Path(tmp) / "c.json", Path(tmp) / "d"), config=MokaConfig.model_validate(
-                {"mcpServers": servers}), mode="headless", connect_timeout=120)
-            start = time.perf_counter()
-            await app.start(store=False)
-            await app.servers.wait_ready(timeout=120)
-            took = (time.perf_counter() - start) * 1000
-            bad = [n for n, c in app.servers.connections.items() if c.status != "ready"]
-            await app.stop()
-            if bad:
-                raise RuntimeError(f"not ready: {bad}")
-            return took
-
-    return asyncio.run(go())
-
-
-def servers_at_once(ctx: Context) -> list[Result]:
-    """20 at once against each kind alone (the reference is the slowest kind's median)."""
-    alone_runs, together_runs = ctx.pick(1, 3), ctx.pick(1, 3)
-    mix = server_mix(20)
-    alone: dict[str, list[float]] = {}
-    ctx.log("scale: each server kind alone, then 20 servers at once")
-    for _ in range(alone_runs):
-        for kind in [*KINDS, "bench"]:
-            name = next(n for n in mix if n.startswith(kind + "-"))
-            alone.setdefault(kind, []).append(connect_all({name: mix[name]}))
-    slowest = max(alone, key=lambda k: sorted(alone[k])[len(alone[k]) // 2])
-    together = [connect_all(mix) for _ in range(together_runs)]
-    return [Result("scale.servers20", "20 stdio servers connecting at once → all ready", "ms", together,
-                   reference=alone[slowest], reference_title=f"slowest kind alone ({slowest})",
-                   notes="4 of each: basic-vanillajs, basic-react, budget-allocator, system-monitor (node), "
-                         "bench (Python); ready = initialized, tools listed, UI resources read",
-                   extra={"alone_ms": {k: round(sorted(v)[len(v) // 2], 1) for k, v in alone.items()}})]
 
 
 def _fill(app: MokaApp, messages: int) -> str:
