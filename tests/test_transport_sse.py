@@ -3,6 +3,7 @@ and a transport do not match (issue 15 item 6)."""
 
 from __future__ import annotations
 
+import logging
 import socket
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import pytest
 from support import SERVERS
 from test_reliability_servers import manager, until
 from moka_shell.config import ServerConfig
+from moka_shell.errors import ToolCallError
 from moka_shell.inspector import Inspector
 
 pytestmark = pytest.mark.anyio
@@ -89,3 +91,45 @@ async def test_sse_type_without_a_url_is_a_clear_error() -> None:
         assert "an SSE server needs a 'url'" in (conn.error or "")
     finally:
         await mgr.stop_all()
+
+
+@pytest.fixture
+def garbage_http() -> Iterator[int]:
+    """tests/servers/garbage_http_server.py on a free loopback port."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, str(SERVERS / "garbage_http_server.py"), str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                raise RuntimeError("the garbage HTTP test server did not start")
+            time.sleep(0.05)
+    try:
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+async def test_an_unparsable_http_event_fails_its_call_without_a_traceback(
+        garbage_http: int, caplog: pytest.LogCaptureFixture) -> None:
+    """An SSE event that is not JSON: that call fails saying so, no traceback is logged, the next call works (R1.4)."""
+    mgr = manager(Inspector(None), connect_timeout=20)
+    mgr.load({"g": ServerConfig(url=f"http://127.0.0.1:{garbage_http}/mcp")})
+    with caplog.at_level(logging.DEBUG):
+        mgr.start_all()
+        try:
+            await mgr.wait_ready(timeout=30)
+            conn = mgr.get("g")
+            assert conn.status == "ready", conn.error
+            with pytest.raises(ToolCallError, match="Failed to parse SSE message"):
+                await conn.call_tool("garbage", {})
+            assert (await conn.call_tool("echo", {}))["content"][0]["text"] == "echo answered"
+        finally:
+            await mgr.stop_all()
+    assert not [r for r in caplog.records if r.exc_info], [r.getMessage() for r in caplog.records if r.exc_info]

@@ -9,21 +9,26 @@ import httpx2
 from mcp import MCPError
 from pydantic import BaseModel
 
-_PARSE_FAILURE = "Failed to parse JSONRPC message"
+# The SDK logs a traceback per message it cannot parse, on stdio and over HTTP. Each failure also reaches
+# the session (as an exception item, or an error reply for its request), so the inspector records it.
+_PARSE_FAILURES = ("Failed to parse JSONRPC message", "Error parsing SSE message", "Error parsing JSON response",
+                   "Error parsing server message")
+_TRANSPORT_LOGGERS = ("mcp.client.stdio", "mcp.client.streamable_http", "mcp.client.sse")
 
 
 class _NoParseTracebacks(logging.Filter):
-    """Drops the SDK's traceback per unparsable stdout line: the inspector records each as transport/error."""
+    """Drops the SDK's traceback per unparsable message: the inspector records each as transport/error."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not str(record.msg).startswith(_PARSE_FAILURE)
+        return not str(record.msg).startswith(_PARSE_FAILURES)
 
 
 def quiet_sdk_logs() -> None:
-    """Keep the SDK's per-line parse tracebacks out of Moka's stderr (finding R1.4); idempotent."""
-    logger = logging.getLogger("mcp.client.stdio")
-    if not any(isinstance(f, _NoParseTracebacks) for f in logger.filters):
-        logger.addFilter(_NoParseTracebacks())
+    """Keep the SDK's per-message parse tracebacks out of Moka's stderr (finding R1.4); idempotent."""
+    for name in _TRANSPORT_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _NoParseTracebacks) for f in logger.filters):
+            logger.addFilter(_NoParseTracebacks())
 
 
 def dump(obj: Any) -> Any:
