@@ -100,3 +100,59 @@ def test_devices_are_asked_for_and_a_no_keeps_them_off(moka_factory: Any) -> Non
     view = moka.wait_view_ready("devices")
     assert view.policy.allow == "" and any("not granted" in p for p in view.problems)
     assert moka.page.locator(f'.view-frame[data-view-id="{view.id}"]').get_attribute("allow") in (None, "")
+
+
+def test_no_webrtc_from_a_view_without_declared_domains(moka_factory: Any) -> None:
+    """S3: STUN/TURN to local sinks reached them before; now RTCPeerConnection is gone, also via a child frame."""
+    import socket
+    import threading
+
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    udp.settimeout(0.2)
+    tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    tcp.bind(("127.0.0.1", 0))
+    tcp.listen(8)
+    tcp.settimeout(0.2)
+    got: list[str] = []
+    stop = threading.Event()
+
+    def sink() -> None:
+        while not stop.is_set():
+            for sock, kind in ((udp, "udp"), (tcp, "tcp")):
+                try:
+                    if kind == "udp":
+                        sock.recvfrom(65536)
+                    else:
+                        sock.accept()[0].close()
+                    got.append(kind)
+                except OSError:
+                    pass
+
+    thread = threading.Thread(target=sink, daemon=True)
+    thread.start()
+    try:
+        moka: Moka = moka_factory({"hostile": SERVER})
+        moka.open("runner")
+        moka.call("tools.run", {"server": "hostile", "tool": "escape",
+                                "arguments": {"udp": udp.getsockname()[1], "tcp": tcp.getsockname()[1]}})
+        view = moka.wait_view_ready("escape")
+
+        def report() -> Any:
+            for e in moka.ui_rpc(view.id):
+                m = e.get("message") or {}
+                if m.get("method") == "notifications/message" and (m.get("params") or {}).get("logger") == "hostile":
+                    return m["params"]["data"]
+            return None
+
+        data = moka.wait(report, 30, "the view's report")
+        moka.page.wait_for_timeout(1000)  # a packet sent at the end still has time to arrive
+    finally:
+        stop.set()
+        thread.join(5)
+        udp.close()
+        tcp.close()
+    assert data["own"] == {"type": "undefined"}, data
+    assert data["child"]["type"].startswith("unreadable"), data
+    assert data["popup"] == "null"
+    assert got == []

@@ -13,19 +13,13 @@ Only shell code imports this module; it touches pywebview's Qt classes before an
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from moka_shell.web.view_guard import WEBRTC_GUARD_JS
+
 log = logging.getLogger("moka.desktop")
-WEBRTC_NAMES = ("RTCPeerConnection", "webkitRTCPeerConnection", "RTCDataChannel", "RTCIceCandidate",
-                "RTCSessionDescription", "RTCRtpSender", "RTCRtpReceiver", "RTCRtpTransceiver",
-                "RTCDtlsTransport", "RTCIceTransport", "RTCSctpTransport", "RTCCertificate")
-# Non-configurable and undefined: a later script can neither read nor put back the constructor.
-WEBRTC_GUARD = ("(function(){var n=" + json.dumps(list(WEBRTC_NAMES)) + ";for(var i=0;i<n.length;i++){"
-                "try{Object.defineProperty(window,n[i],{value:undefined,writable:false,configurable:false})}"
-                "catch(e){}}})();")
 LINK_SCHEMES = ("http://", "https://", "mailto:")
 NEW_WINDOW_ASKER = "A page in Moka's window"
 
@@ -60,7 +54,7 @@ def harden_qt(on_new_window: Callable[[str], None]) -> bool:
             return
         script = QWebEngineScript()
         script.setName("moka-webrtc-guard")
-        script.setSourceCode(WEBRTC_GUARD)
+        script.setSourceCode(WEBRTC_GUARD_JS)
         script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentCreation)
         script.setWorldId(QWebEngineScript.ScriptWorldId.MainWorld)
         script.setRunsOnSubFrames(True)

@@ -28,11 +28,13 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from moka_shell.bridge import Bridge
 from moka_shell.core.shell import Endpoints
+from moka_shell.core.views.document import PRELUDE
 from moka_shell.core.views.reports import CspReports
 from moka_shell.errors import BridgeError, ViewError
 from moka_shell.web.frame_limits import WS_MAX_SIZE, FrameRefused, check_frame, frame_text, leading_id
 from moka_shell.web.hygiene import HostGuard, loopback_origins
 from moka_shell.web.proxy_page import build_proxy_page
+from moka_shell.web.view_guard import WEBRTC_GUARD
 
 if TYPE_CHECKING:
     from moka_shell.core.app import MokaApp
@@ -252,6 +254,8 @@ class WebServer:
             html, csp = self.app.view_host.document(request.path_params["view_id"], request.query_params.get("k", ""))
         except ViewError:
             return PlainTextResponse("no such view", status_code=404)
+        # WebRTC is not governed by CSP: its constructors go before any of the view's scripts run (S3).
+        html = html.replace(PRELUDE, WEBRTC_GUARD + PRELUDE, 1) if PRELUDE in html else WEBRTC_GUARD + html
         # Framed by its proxy (this origin) inside Moka's page, and by nothing else.
         csp += f"; frame-ancestors {self.endpoints.sandbox_origin} {self._host_origins()}"
         return HTMLResponse(html, headers={**NO_STORE, "Content-Security-Policy": csp,
