@@ -131,7 +131,7 @@ def test_junit_validates_and_says_why(late_report: tuple[int, dict[str, Any], Pa
 
 @pytest.mark.gui
 def test_the_webview_engine_watches_too_and_says_what_it_lacks(tmp_path: Path) -> None:
-    """--engine webview: the late throw still fails; screenshots and the frame probe are named as lacking."""
+    """--engine webview: the late throw still fails; Qt takes the screenshots; the missing frame probe is named."""
     proc = moka(tmp_path, LATE, "check", "late", "--engine", "webview", "--json", "--timeout", "20",
                 "--screenshot", str(tmp_path / "shots"), "--junit", str(tmp_path / "w.xml"), "--profile", "moka,vscode")
     report = json.loads(proc.stdout)
@@ -139,8 +139,11 @@ def test_the_webview_engine_watches_too_and_says_what_it_lacks(tmp_path: Path) -
     views = {(v["tool"], v["profile"]): v for v in report["views"]}
     assert classes(views[("throws_late", "vscode")]) == ["thrown-error"]
     assert classes(views[("csp_late", "moka")]) == ["csp-blocked"]
-    assert views[("good", "moka")]["ok"] and views[("good", "moka")]["screenshots"] == {}
+    good = views[("good", "moka")]
+    assert good["ok"] and set(good["screenshots"]) == {"light", "dark"}
+    for path in good["screenshots"].values():
+        assert Path(path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert classes(views[("never_sized", "moka")], "warning") == ["never-sized"]
     lacks = " ".join(report["engineLacks"])
-    assert "screenshots" in lacks and "look inside the view's frame" in lacks
+    assert "screenshots" not in lacks and "look inside the view's frame" in lacks
     validate_junit(ET.parse(tmp_path / "w.xml").getroot())

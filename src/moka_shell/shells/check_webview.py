@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from moka_shell.shells.check_engines import UrlEngine
+from moka_shell.shells.check_qt_grab import qt_grabber
 from moka_shell.shells.qt_env import prepare_qt_environment
 
 if TYPE_CHECKING:
@@ -19,8 +21,19 @@ if TYPE_CHECKING:
     from moka_shell.shells.check_profiles import ProfileSpec
 
 # What this engine cannot do that Chromium can (the report names each one an option needed).
-LACKS = ("screenshots",
-         "look inside the view's frame, so a view that never sizes itself is a warning, not a 'blank view' failure")
+NO_PROBE = "look inside the view's frame, so a view that never sizes itself is a warning, not a 'blank view' failure"
+
+
+class WebviewEngine(UrlEngine):
+    """The pywebview window; screenshots where the backend can grab it (Qt)."""
+
+    def __init__(self, open_url: Callable[[str], None], grab: Callable[[str], bool] | None) -> None:
+        super().__init__("webview", open_url, (NO_PROBE,) if grab else ("screenshots", NO_PROBE))
+        self._grab = grab
+
+    def screenshot(self, path: str) -> bool:
+        """The whole window (the single-view page), taken on the GUI thread."""
+        return bool(self._grab and self._grab(path))
 
 
 def render_all_in_webview(checker: Checker, entries: list[ToolEntry], specs: list[ProfileSpec]) -> None:
@@ -49,7 +62,7 @@ def render_all_in_webview(checker: Checker, entries: list[ToolEntry], specs: lis
     def drive(*_a: Any) -> None:
         try:
             loaded.wait(20)
-            checker.render_all(entries, UrlEngine("webview", open_url, LACKS), specs)
+            checker.render_all(entries, WebviewEngine(open_url, qt_grabber(window)), specs)
         except BaseException as exc:  # reported after the GUI loop ends
             errors.append(exc)
         finally:
