@@ -30,7 +30,7 @@ class ServerMethods:
         return {"servers.list": self.list_, "servers.add": self.add, "servers.remove": self.remove,
                 "servers.setEnabled": self.set_enabled, "servers.restart": self.restart,
                 "servers.import": self.import_, "tools.list": self.tools_list,
-                "servers.login": self.login, "servers.logout": self.logout}
+                "servers.login": self.login, "servers.logout": self.logout, "servers.allowEval": self.allow_eval}
 
     async def list_(self, p: Params) -> list[dict[str, Any]]:
         """Every server's state."""
@@ -66,6 +66,16 @@ class ServerMethods:
         """Enable or disable a server."""
         name = req_str(p, "name")
         conn = await self.app.servers.set_enabled(name, bool(p.get("enabled")))
+        self.app.config.mcp_servers[name] = conn.config
+        self.app.save_config()
+        return conn.info()
+
+    async def allow_eval(self, p: Params) -> dict[str, Any]:
+        """Let this server's views use eval() (``allowUnsafeEval``), or stop letting them; new views get it."""
+        name = req_str(p, "name")
+        conn = self.app.servers.get(name)
+        allow = bool(p.get("allow", True))
+        setattr(conn.config, "allowUnsafeEval", allow)  # an extra field of the server's entry
         self.app.config.mcp_servers[name] = conn.config
         self.app.save_config()
         return conn.info()

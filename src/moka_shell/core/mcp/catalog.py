@@ -101,7 +101,7 @@ def ui_link(meta: dict[str, Any] | None) -> tuple[str | None, list[str], list[st
     ui: dict[str, Any] = raw_ui if isinstance(raw_ui, dict) else {}
     uri: Any = ui.get("resourceUri") if "resourceUri" in ui else meta.get("ui/resourceUri")
     if uri is not None and not (isinstance(uri, str) and uri.startswith("ui://")):
-        problems.append(f"_meta.ui.resourceUri must be a ui:// URI, got {uri!r}; the tool is shown without a UI")
+        problems.append(f"_meta.ui.resourceUri must be a ui:// URI, got {uri!r}, so no app will be shown (the tool still runs)")
         uri = None
     visibility = ui.get("visibility", DEFAULT_VISIBILITY)
     if not isinstance(visibility, list) or not all(v in ("model", "app") for v in visibility):

@@ -3,7 +3,7 @@
 // call shows the server's progress and questions in its entry, and has a Stop button.
 
 import { api } from "./api.js";
-import { h, append, clear } from "./dom.js";
+import { h, append, clear, prefersReducedMotion } from "./dom.js";
 import { icon } from "./icons.js";
 import { button, badge, emptyState, toastError } from "./ui.js";
 import { createSchemaForm } from "./schema-form.js";
@@ -70,7 +70,10 @@ function selectTool(tool) {
       tool.resourceUri ? badge("Has app", "accent", { title: tool.resourceUri }) : null,
       !vis.includes("model") ? badge("App-only", "warning", { title: "Hidden from the model; its app can call it" }) : null),
     tool.description ? h("p", { class: "runner-desc", text: tool.description }) : null,
-    tool.resourceUri ? h("p", { class: "muted small" }, icon("app", { size: 13 }), " ", h("code", { text: tool.resourceUri })) : null]);
+    tool.resourceUri ? h("p", { class: "muted small" }, icon("app", { size: 13 }), " ", h("code", { text: tool.resourceUri })) : null,
+    // What is wrong with the tool's metadata (a resourceUri that is not ui://: no app will be shown).
+    ...(tool.problems || []).map((problem, i) => h("p", { class: "notice warn small runner-problem", id: i ? null : "runner-problem", role: "note" },
+      icon("alert", { size: 14 }), h("span", { text: problem })))]);
   form = createSchemaForm(tool.inputSchema, { onChange: () => {} });
   const draft = drafts.get(keyOf(tool));
   if (draft) form.setValue(draft);
@@ -145,7 +148,18 @@ function newEntry(server, tool, args, runId = null) {
   runs.unshift(entry);
   results.querySelector(".empty")?.remove();
   results.prepend(el);
+  // A new run lands at the top of the results, which may be off screen: bring it into view.
+  requestAnimationFrame(() => el.scrollIntoView({ block: "nearest", behavior: prefersReducedMotion() ? "auto" : "smooth" }));
   return entry;
+}
+
+// With an app view, the text result is what the model would read: kept, but folded away.
+function foldText(entry) {
+  const result = entry.body.querySelector(":scope > .tool-result");
+  if (!entry.hasView || !result || entry.body.querySelector(".runner-text-fold")) return;
+  const fold = h("details", { class: "fold runner-text-fold" }, h("summary", {}, icon("chevron", { size: 14 }), "Text result"));
+  result.replaceWith(fold);
+  fold.append(result);
 }
 
 async function run() {
@@ -168,6 +182,7 @@ async function run() {
     const isError = Boolean(res?.result?.isError);
     entry.status.replaceWith(entry.status = badge(isError ? `Tool error · ${ms} ms` : `Done · ${ms} ms`, isError ? "warning" : "success"));
     clear(entry.body).append(renderToolResult(res?.result));
+    foldText(entry);
     entry.el.dataset.callId = res?.callId || "";
   } catch (err) {
     entry.status.replaceWith(entry.status = badge("Failed", "danger"));
@@ -206,6 +221,7 @@ function placeView(data) {
     clear(entry.body);
   }
   entry.hasView = true;
+  if (!entry.running) foldText(entry);
   return entry.views;
 }
 
@@ -240,8 +256,10 @@ export default {
       h("div", { class: "card-body" }, formHost, h("div", { class: "stack", hidden: true }, rawArea, rawError)),
       h("footer", { class: "card-foot" }, h("span", { class: "muted small" }, h("kbd", { text: "Ctrl" }), " + ", h("kbd", { text: "Enter" }), " runs"), h("span", { class: "grow" }), runBtn));
     formCard.addEventListener("keydown", (e) => { if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); run(); } });
-    section.append(h("div", { class: "screen-scroll" }, h("div", { class: "screen-inner runner" },
-      pickCard, formCard, h("h2", { class: "section-title", text: "Results" }), results)));
+    // Wide windows put the form and the results side by side (css: .runner-layout).
+    section.append(h("div", { class: "screen-scroll" }, h("div", { class: "screen-inner runner runner-layout" },
+      h("div", { class: "runner-side" }, pickCard, formCard),
+      h("div", { class: "runner-main" }, h("h2", { class: "section-title", text: "Results" }), results))));
     store.on("servers", renderServers);
     store.on("tools", () => renderTools());
     ctx.views.addPlacer(placeView);

@@ -55,9 +55,22 @@ export function failureCard(reason, detail, on) {
       h("p", { class: "muted", text: reason || "The view failed." }),
       hasDetail ? h("details", { class: "fold" }, h("summary", {}, icon("chevron", { size: 14 }), "Details"),
         h("pre", { class: "block", text: typeof detail === "string" ? detail : JSON.stringify(detail, null, 2) })) : null,
+      detail?.needsEval ? evalStrip(detail.server, on.allowEval) : null,
       h("div", { class: "row" },
         button("Open in Inspector", { icon: "inspector", small: true, onclick: on.inspect, "data-action": "inspect" }),
         button("Close", { small: true, variant: "ghost", onclick: on.close }))));
+}
+
+// An app that needs eval() (some bundlers and template engines do): the per-server opt-in, in place.
+function evalStrip(server, allow) {
+  const status = h("span", { class: "grow", text: `This app needs eval(), which views may not use unless you allow it for ${server}. Allow it only for servers you trust.` });
+  const btn = button(`Allow eval for ${server}`, { small: true, variant: "secondary", icon: "shield", "data-action": "allow-eval",
+    onclick: async () => {
+      btn.disabled = true;
+      if (await allow()) status.textContent = `Allowed for ${server}. Run the tool again to load the app with eval.`;
+      else btn.disabled = false;
+    } });
+  return h("div", { class: "view-problem view-eval", role: "note" }, icon("shield", { size: 14 }), status, btn);
 }
 
 export function parkedCard(height) {

@@ -186,7 +186,10 @@ function fail(rec, reason, detail) {
   unmountFrame(rec);
   setState(rec, "failed");
   rec.card.classList.add("failed");
-  clear(rec.body).append(failureCard(reason, detail, { inspect: () => openInspector(rec), close: () => closeView(rec) }));
+  clear(rec.body).append(failureCard(reason, detail, { inspect: () => openInspector(rec), close: () => closeView(rec),
+    allowEval: async () => {
+      try { await api.call("servers.allowEval", { name: detail.server, allow: true }); return true; } catch (err) { toastError(err); return false; }
+    } }));
 }
 
 // ---- display modes -------------------------------------------------------------------------
