@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 from importlib import resources
+from pathlib import Path
 
 import pytest
 
 from moka_shell._pyinstaller import data_files
+from moka_shell.cli.main import main
 from moka_shell.core.themes import STANDARD_VARIABLES
 from moka_shell.core.views.profile import CAPABILITY_OF_METHOD, HostProfile
 from moka_shell.errors import UsageError
@@ -114,3 +116,12 @@ def test_errors_are_named_by_what_they_are() -> None:
     ev = {"kind": "error", "message": "EvalError: Refused to evaluate a string as JavaScript because 'unsafe-eval'"}
     assert error_finding(ev, omitted=[], eval_blocked=True).cls == "needs-unsafe-eval"
     assert error_finding({"kind": "console", "message": "x"}, omitted=[], eval_blocked=False).severity == "warning"
+
+
+def test_bad_check_options_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Exit 2 with a message, before any server or engine starts."""
+    base = ["--config", str(tmp_path / "c.json"), "--data-dir", str(tmp_path / "d"), "check", "srv"]
+    assert main([*base, "--profile", "nope"]) == 2
+    assert "no host profile named 'nope'" in capsys.readouterr().err
+    assert main([*base, "--settle", "-1"]) == 2
+    assert "--settle" in capsys.readouterr().err
