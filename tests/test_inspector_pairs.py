@@ -29,11 +29,13 @@ def test_a_response_names_its_request_and_is_found_by_method(tmp_path: Path) -> 
         ask = insp.record("mcp.rpc", rpc(1, "sampling/createMessage"), direction="in", server="a")
         answer = insp.record("mcp.rpc", rpc(1, result={"ok": True}), direction="out", server="a")
         res = insp.record("mcp.rpc", rpc(1, result={"content": []}), direction="in", server="a")
-        assert res["reply_to"] == req["seq"] and res["method"] == "tools/call" and res["ms"] >= 0
-        assert answer["reply_to"] == ask["seq"] and answer["method"] == "sampling/createMessage"
+        assert res["reply_to"] == req["seq"] and res["request_method"] == "tools/call" and res["ms"] >= 0
+        assert "method" not in res  # a response is not a request: counting requests by method stays right
+        assert answer["reply_to"] == ask["seq"] and answer["request_method"] == "sampling/createMessage"
         assert "reply_to" not in req and "reply_to" not in ask
         found = insp.query(EventFilter(method="tools/call"))
         assert [e["seq"] for e in found] == [req["seq"], res["seq"]]
+        assert EventFilter(method="tools/call").matches(res)  # the live filter agrees with the ring
     finally:
         insp.close()
 
@@ -47,7 +49,7 @@ def test_ids_are_matched_by_type_server_and_view(tmp_path: Path) -> None:
         mine = insp.record("ui.rpc", rpc(7, result={}), direction="out", server="a", view="v1")
         again = insp.record("ui.rpc", rpc(7, result={}), direction="out", server="a", view="v1")
         assert "reply_to" not in other_view and "reply_to" not in string_id and "reply_to" not in again
-        assert mine["method"] == "ui/initialize"
+        assert mine["request_method"] == "ui/initialize"
         notification = insp.record("ui.rpc", {"jsonrpc": "2.0", "method": "ui/notifications/size-changed"}, direction="in")
         assert "reply_to" not in notification
     finally:

@@ -109,7 +109,7 @@ class EventFilter:
     def matches(self, ev: dict[str, Any]) -> bool:
         """True if the event passes every given field (the same test queries apply to the ring)."""
         # As a ring entry: the message's JSON plus the closing brace the ring's lines end with.
-        entry = (0, str(ev.get("channel", "")), ev.get("server"), ev.get("view"), ev.get("method"),
+        entry = (0, str(ev.get("channel", "")), ev.get("server"), ev.get("view"), ev.get("method") or ev.get("request_method"),
                  json.dumps(ev.get("message"), default=str) + "}", 0)
         return self._test()(entry)
 
@@ -210,16 +210,19 @@ class Inspector:
             if view:
                 ev["view"] = view
             pair = self._exchanges.note(str(channel), direction, server or None, view or None, message, self.seq, ev["time"])
-            if pair is not None:  # a response: it names its request, is found by its method, is timed
-                method = method or pair["method"]
-                ev["reply_to"], ev["ms"] = pair["reply_to"], pair["ms"]
             if method:
                 ev["method"] = method
+            found_by = method
+            if pair is not None:
+                # A response names its request, carries the request's method and is timed. Its own
+                # `method` stays unset (it is not a request), but a method filter finds it too.
+                ev["reply_to"], ev["request_method"], ev["ms"] = pair["reply_to"], pair["method"], pair["ms"]
+                found_by = method or pair["method"]
             # The same text json.dumps(ev) would give, with the message (always last) encoded once.
             head = json.dumps(ev, default=str)[:-1] + ', "message": '
             line = head + body + "}"
             ev["message"] = clean
-            self._ring.append((self.seq, str(channel), server or None, view or None, method or None, line, len(head)))
+            self._ring.append((self.seq, str(channel), server or None, view or None, found_by or None, line, len(head)))
             self._ring_size += len(line)
             # Seqs stay consecutive: only the oldest end is dropped (queries rely on it).
             while len(self._ring) > self.capacity or (self._ring_size > self.ring_bytes and len(self._ring) > 1):

@@ -1,8 +1,8 @@
 """Pairs JSON-RPC requests with their responses as the Inspector records them.
 
 A response event then names its request (``reply_to``, the request's seq), the request's method
-and how long the exchange took (``ms``), so the Inspector can show one row per exchange, filter
-responses by method and time every call, without the screen having to match ids itself.
+(``request_method``) and how long the exchange took (``ms``), so the Inspector can show one row per
+exchange, find responses by method and time every call, without the screen matching ids itself.
 """
 
 from __future__ import annotations

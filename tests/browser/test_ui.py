@@ -148,7 +148,7 @@ def test_inspector_lists_filters_and_exports_ui_rpc(moka_factory) -> None:  # ty
     with page.expect_download(timeout=15000) as dl:
         page.click("#inspector-export")
     lines = [json.loads(line) for line in open(dl.value.path()).read().splitlines() if line.strip()]
-    assert lines and all(e["channel"] == "ui.rpc" and "ui/initialize" in (e.get("method") or "") for e in lines)
+    assert lines and all(e["channel"] == "ui.rpc" and "ui/initialize" in (e.get("method") or e.get("request_method") or "") for e in lines)
     assert any(e.get("view") == view.id for e in lines)
 
 

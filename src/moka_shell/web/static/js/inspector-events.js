@@ -6,7 +6,7 @@ export function matches(ev, filters) {
   if (filters.channel && !String(ev.channel || "").startsWith(filters.channel)) return false;
   if (filters.server && ev.server !== filters.server) return false;
   if (filters.view && ev.view !== filters.view) return false;
-  if (filters.method && !String(ev.method || "").includes(filters.method)) return false;
+  if (filters.method && !String(ev.method || ev.request_method || "").includes(filters.method)) return false;
   if (filters.text && !textOf(ev).includes(needle(filters.text))) return false;
   return true;
 }
@@ -46,7 +46,7 @@ export function summaryOf(ev) {
 export function methodOf(ev) {
   const m = ev.message;
   // A response carries its request's method (the core pairs them): say which it answers.
-  if (ev.reply_to != null && ev.method) return `${m?.error ? "error" : "result"} · ${ev.method}`;
+  if (ev.reply_to != null && ev.request_method) return `${m?.error ? "error" : "result"} · ${ev.request_method}`;
   if (ev.method) return ev.method;
   if (m && typeof m === "object") {
     if (m.error) return `error #${m.id ?? ""}`;
