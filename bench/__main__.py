@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench import appbridge_ref, bounds, memory, render, scale, startup, startup_x11, view_roundtrip
+from bench import appbridge_ref, bounds, memory, render, scale, startup, startup_x11, streaming, view_roundtrip
 from bench.context import Context
 from bench.env import BENCH, machine
 from bench.report import write_report
@@ -30,7 +30,7 @@ from bench.table import errors, table
 
 SUITES: dict[str, Callable[[Context], list[Result]]] = {
     "startup": startup.run, "startup_x11": startup_x11.run, "render": render.run,
-    "appbridge": appbridge_ref.run, "bridge": view_roundtrip.run, "memory": memory.run, "scale": scale.run,
+    "appbridge": appbridge_ref.run, "streaming": streaming.run, "bridge": view_roundtrip.run, "memory": memory.run, "scale": scale.run,
     "bounds": bounds.run,
 }
 

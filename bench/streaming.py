@@ -1,0 +1,197 @@
+"""Chat streaming overhead: a model's chunk leaving the provider's socket → its text painted.
+
+The provider is the fake OpenAI-compatible server of ``moka_shell.testing`` (the real wire
+format), subclassed here only to note, per chunk, the moment its bytes are handed to Starlette,
+whose next step is writing them to the socket. (Noting it after the generator resumes, once
+``send`` returned, read up to ~4 ms late on a loaded machine, later than the core got it.) Every
+chunk carries a numbered token (`` k007``). In Moka's page (browser mode, Playwright's
+Chromium) a MutationObserver notes when a token appears in the streaming message and the
+next animation frame notes when it is painted. The reference is the provider's own stream:
+the same turn read by a bare HTTP client in this process, each token noted on arrival.
+The core's share is split off by an
+event listener of the bench's own that notes when the core emits the token's ``chat.delta``.
+Turns alternate between Moka and the reference. Clocks: Python's ``time.time()`` and the
+page's ``performance.timeOrigin + now()``, corrected by the page's ``Date.now()`` offset.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import statistics
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from moka_shell.testing.fake_openai import FakeOpenAIServer, Text, TurnPlan
+
+from bench.context import Context
+from bench.env import workspace
+from bench.harness import Chromium, Core
+from bench.stats import Result, Target
+
+TOKEN = re.compile(rb"k(\d{3})")
+TARGET = Target(5, "≤ 5 ms median added over the provider's own stream")
+# Runs in Moka's page: per token, when it showed up in the DOM and when the frame with it was painted.
+WATCH = """(() => {
+  const now = () => performance.timeOrigin + performance.now();
+  const all = () => document.querySelectorAll('.msg[data-role="assistant"]');
+  const before = all().length;  // only this turn's new message counts
+  const s = window.__benchStream = { dom: {}, painted: {}, offset: Date.now() - now() };
+  const after = new MessageChannel();
+  let pending = [];
+  after.port1.onmessage = () => {
+    const p = now();
+    for (const k of pending) if (!(k in s.painted)) s.painted[k] = p;
+    pending = [];
+  };
+  const scan = () => {
+    const msgs = all();
+    if (msgs.length <= before) return;
+    const t = now();
+    for (const m of msgs[msgs.length - 1].textContent.matchAll(/k(\\d{3})/g)) {
+      if (!(m[1] in s.dom)) { s.dom[m[1]] = t; pending.push(m[1]); }
+    }
+    // Moka writes streamed text in an animation frame callback; a task queued from there runs
+    // once that frame's style, layout and paint are done.
+    if (pending.length) after.port2.postMessage(0);
+  };
+  s.observer = new MutationObserver(scan);
+  s.observer.observe(document.body, { childList: true, subtree: true, characterData: true });
+  return true;
+})()"""
+COLLECT = """(() => { const s = window.__benchStream; s.observer.disconnect();
+  return { dom: s.dom, painted: s.painted, offset: s.offset }; })()"""
+SEND = """(text) => { const c = document.getElementById("composer"); c.value = text;
+  c.dispatchEvent(new Event("input")); document.getElementById("send").click(); }"""
+
+
+class StampedOpenAI(FakeOpenAIServer):
+    """The fake provider, noting time.time() as each chunk's bytes go to Starlette to be sent."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: dict[str, float] = {}
+
+    async def _sse(self, plan: TurnPlan, model: str, include_usage: bool) -> AsyncIterator[bytes]:
+        async for data in super()._sse(plan, model, include_usage):
+            found = TOKEN.search(data)
+            if found:  # the chunk is encoded; the next thing Starlette does is send() it
+                self.sent[found.group(1).decode()] = time.time()
+            yield data
+
+
+def turn(chunks: int, gap: float) -> list[Text]:
+    """A turn of ``chunks`` numbered tokens, ``gap`` seconds apart (a model's pace)."""
+    return [Text(f" k{i:03d}", delay=gap) for i in range(chunks)]
+
+
+def direct_turn(srv: StampedOpenAI, chunks: int, gap: float) -> dict[str, float]:
+    """The provider's own stream: one streamed turn read by a bare HTTP client; token → arrival."""
+    srv.sent.clear()
+    srv.enqueue(turn(chunks, gap))
+    arrived: dict[str, float] = {}
+    body = {"model": "fake-model", "stream": True, "messages": [{"role": "user", "content": "go"}]}
+    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=60)
+    try:
+        conn.request("POST", "/v1/chat/completions", json.dumps(body), {"content-type": "application/json"})
+        reply = conn.getresponse()
+        while line := reply.readline():
+            found = TOKEN.search(line)
+            if found:
+                arrived.setdefault(found.group(1).decode(), time.time())
+    finally:
+        conn.close()
+    return {k: (arrived[k] - srv.sent[k]) * 1000 for k in arrived if k in srv.sent}
+
+
+def until(page: Any, expression: str, timeout: float) -> None:
+    """Poll an expression in the page (the page's CSP has no eval, which wait_for_function needs)."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"never true in {timeout:g} s: {expression}")
+        time.sleep(0.02)
+
+
+def core_stamps(core: Core) -> dict[str, float]:
+    """token → time.time() when the core emitted its chat.delta (a listener after the web server's)."""
+    stamps: dict[str, float] = {}
+
+    def listen(event: str, data: Any) -> None:
+        if event == "chat.delta":
+            for found in TOKEN.finditer(str(data.get("text", "")).encode()):
+                stamps.setdefault(found.group(1).decode(), time.time())
+
+    core.app.subscribe(listen)
+    return stamps
+
+
+def moka_turn(browser: Chromium, srv: StampedOpenAI, chunks: int, gap: float,
+              emitted: dict[str, float]) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
+    """One chat turn in Moka's page: token → ms after leaving the socket to (emitted by the core, in the DOM, painted)."""
+    srv.sent.clear()
+    emitted.clear()
+    srv.enqueue(turn(chunks, gap))
+    page = browser.page
+    page.evaluate(WATCH)
+    page.evaluate(SEND, "go")
+    last = f"{chunks - 1:03d}"
+    until(page, f"'{last}' in window.__benchStream.painted", 60)
+    seen = page.evaluate(COLLECT)
+    offset = float(seen["offset"])  # page clock → wall clock (what time.time() reads)
+    dom = {k: (t + offset) / 1000 - srv.sent[k] for k, t in seen["dom"].items() if k in srv.sent}
+    painted = {k: (t + offset) / 1000 - srv.sent[k] for k, t in seen["painted"].items() if k in srv.sent}
+    until(page, "document.getElementById('stop').hidden", 30)  # the turn has ended
+    core = {k: (t - srv.sent[k]) * 1000 for k, t in emitted.items() if k in srv.sent}
+    return core, {k: v * 1000 for k, v in dom.items()}, {k: v * 1000 for k, v in painted.items()}
+
+
+def run(ctx: Context) -> list[Result]:
+    """Turns alternating between Moka's page and a bare client of the same provider."""
+    turns, chunks, gap = ctx.pick(1, 5), ctx.pick(20, 40), 0.03
+    direct: list[float] = []
+    dom: list[float] = []
+    painted: list[float] = []
+    emitted: list[float] = []
+    with StampedOpenAI() as srv, workspace({}) as ws:
+        config = {"mcpServers": {}, "agent": {"backend": "ollama", "model": "fake-model",
+                                               "baseUrls": {"ollama": srv.base_url}}}
+        ws.paths.config_file.write_text(json.dumps(config), encoding="utf-8")
+        ctx.log(f"streaming: {turns} turn(s) of {chunks} chunks, Moka's page and a bare client in turns")
+        core = Core.start(ws.paths)
+        browser = None
+        try:
+            browser = Chromium()
+            browser.open(core.web.url + "#chat")
+            core.wait_hello()
+            browser.page.wait_for_selector("#composer", state="visible", timeout=30000)
+            stamps = core_stamps(core)
+            direct_turn(srv, 3, 0.0)  # warm-up of both paths, not counted
+            moka_turn(browser, srv, 3, gap, stamps)
+            for _ in range(turns):
+                direct += direct_turn(srv, chunks, gap).values()
+                c, d, p = moka_turn(browser, srv, chunks, gap, stamps)
+                emitted += c.values()
+                dom += d.values()
+                painted += p.values()
+        finally:
+            if browser is not None:
+                browser.close()
+            core.stop()
+    ref = "the provider's own stream: a bare HTTP client, chunk left the socket → arrived"
+    return [Result("streaming.painted", "Chat streaming: chunk leaves the provider's socket → its text painted (browser mode)",
+                   "ms", painted, reference=direct, reference_title=ref, target=TARGET, target_on="difference",
+                   notes=f"{chunks} chunks {gap * 1000:.0f} ms apart per turn; painted = a task queued when the token "
+                         "appeared in the DOM (after that frame's rendering); Playwright's Chromium",
+                   extra={"median_ms": {"core_emitted": _median(emitted), "in_dom": _median(dom)}}),
+            Result("streaming.dom", "Chat streaming: chunk leaves the provider's socket → its text in the DOM",
+                   "ms", dom, reference=direct, reference_title=ref),
+            Result("streaming.core", "Chat streaming: chunk leaves the provider's socket → the core emits chat.delta",
+                   "ms", emitted, reference=direct, reference_title=ref,
+                   notes="the model SDK's stream parsing and the chat engine, before the WebSocket push")]
+
+
+def _median(xs: list[float]) -> float | None:
+    return round(statistics.median(xs), 2) if xs else None
