@@ -101,6 +101,7 @@ class WebServer:
         self.endpoints = Endpoints(host_origin=f"http://127.0.0.1:{self.host_port}",
                                    sandbox_origin=f"http://127.0.0.1:{self.sandbox_port}", token=self.token)
         self.reports = CspReports()
+        self.sockets: set[WebSocket] = set()  # the pages connected now
         self._servers: list[uvicorn.Server] = []
         self._tasks: list[asyncio.Task[Any]] = []
 
@@ -156,6 +157,7 @@ class WebServer:
             await ws.close(code=4403, reason="missing or wrong token")
             return
         await ws.accept()
+        self.sockets.add(ws)
         outbox: asyncio.Queue[str] = asyncio.Queue()
         live = {"inspector": False}  # set by the page while its Inspector screen is open
         unsubscribe = self.app.subscribe(lambda ev, data: outbox.put_nowait(json.dumps({"event": ev, "data": data},
@@ -218,6 +220,7 @@ class WebServer:
         except WebSocketDisconnect:
             pass
         finally:
+            self.sockets.discard(ws)
             unsubscribe()
             unsubscribe_inspector()
             send_task.cancel()
