@@ -130,7 +130,11 @@ async def test_a_damaged_database_is_said_to_be_damaged_and_read_from_a_copy(tmp
     finally:
         await app.stop()
     assert paths.database.read_bytes() == before
-    assert [p.name for p in paths.data_dir.glob("moka.sqlite3.damaged-*.copy")]
+    app = MokaApp(paths, config=MokaConfig(mcpServers={}))  # a restart makes the copy again, not another
+    await app.start(endpoints=FAKE_ENDPOINTS)
+    await app.stop()
+    assert [p.name for p in paths.data_dir.glob("moka.sqlite3.damaged*")] == ["moka.sqlite3.damaged-copy"]
+    assert paths.database.read_bytes() == before
 
 
 @pytest.fixture

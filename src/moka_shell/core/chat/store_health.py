@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -235,12 +234,15 @@ def check_integrity(db: GuardedConnection, path: Path) -> None:
 
 
 def read_only_copy(path: Path) -> Path:
-    """Copy a damaged database (with its WAL) beside it, for reading what is left; the original stays."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    copy = path.with_name(f"{path.name}.damaged-{stamp}.copy")
+    """Copy a damaged database (with its WAL) beside it, for reading what is left; the original stays.
+
+    One copy, made again at each start (it is only ever read): restarts don't pile copies up.
+    """
+    copy = path.with_name(f"{path.name}.damaged-copy")
+    for stale in (copy, copy.with_name(copy.name + "-wal"), copy.with_name(copy.name + "-shm")):
+        stale.unlink(missing_ok=True)
     shutil.copyfile(path, copy)
-    for suffix in ("-wal",):
-        side = path.with_name(path.name + suffix)
-        if side.exists():
-            shutil.copyfile(side, copy.with_name(copy.name + suffix))
+    side = path.with_name(path.name + "-wal")
+    if side.exists():
+        shutil.copyfile(side, copy.with_name(copy.name + "-wal"))
     return copy
