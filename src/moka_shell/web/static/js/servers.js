@@ -11,6 +11,7 @@ import { authButton, statusLabel } from "./server-auth.js";
 import { storageLine } from "./server-storage.js";
 import { instructionsFold } from "./server-instructions.js";
 import { serverExtras, serverIcon } from "./server-extras.js";
+import { approvalsFold } from "./server-approvals.js";
 
 const addDialog = () => serverDialog();
 
@@ -65,6 +66,7 @@ function serverCard(s) {
     s.error ? h("div", { class: "server-error", role: "alert" }, icon("alert", { size: 15 }), h("div", { class: "grow" }, h("strong", { text: "Last error" }), h("p", { text: s.error }))) : null,
     instructionsFold(s),
     serverExtras(s),
+    approvalsFold(s),
     stderr.length ? h("details", { class: "fold server-stderr" },
       h("summary", {}, icon("chevron", { size: 14 }), `stderr (${stderr.length} line${stderr.length === 1 ? "" : "s"})`),
       h("pre", { class: "block", text: stderr.slice(-STDERR_LINES).join("\n") })) : null,
