@@ -3,6 +3,7 @@ R1.9, R1.13, R1.15, R1.17, R1.19, R1.24), against real subprocess servers and a 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import signal
@@ -188,3 +189,25 @@ def test_the_backoff_starts_over_after_a_healthy_session() -> None:
     healthy.next_delay(), healthy.next_delay()
     healthy.ready()
     assert healthy.next_delay() == 1.0
+
+
+async def test_a_followed_resource_on_a_2026_server_reports_its_updates() -> None:
+    """2026-07-28: the followed URI goes in subscriptions/listen; the server's update reaches on_resource_updated."""
+    mgr = manager(Inspector(None))
+    seen: list[tuple[str, str]] = []
+    mgr.on_resource_updated = lambda server, uri: seen.append((server, uri))
+    mgr.load({"fault": stdio("fault_server.py")})
+    mgr.start_all()
+    try:
+        await mgr.wait_ready(timeout=30)
+        conn = mgr.get("fault")
+        assert conn.protocol_version == "2026-07-28"
+        assert await conn.subscribe("ui://fault/view") == ["ui://fault/view"]
+        for _ in range(200):  # the listen stream is reopened with the URI; touch until an update arrives
+            await conn.call_tool("touch_view", {})
+            if seen:
+                break
+            await asyncio.sleep(0.05)
+        assert seen and seen[0] == ("fault", "ui://fault/view")
+    finally:
+        await mgr.stop_all()

@@ -175,3 +175,19 @@ async def test_roots_the_person_chose_reach_the_server_and_changes_are_announced
         assert "not a folder that exists" in missing["message"]
     finally:
         await app.stop()
+
+
+async def test_a_followed_resource_reports_its_updates(app: MokaApp, bridge: Bridge) -> None:
+    """servers.subscribe: server-everything's updates arrive as resource.updated events; unsubscribe stops them."""
+    events: list[dict[str, Any]] = []
+    app.subscribe(lambda event, data: events.append(data) if event == "resource.updated" else None)
+    uri = (await call(bridge, "servers.resources", server="every"))["resources"][0]["uri"]
+    assert (await call(bridge, "servers.subscribe", server="every", uri=uri))["subscribed"] == [uri]
+    await app.servers.get("every").call_tool("toggle-subscriber-updates", {})  # it sends updates at once, then every 5 s
+    deadline = time.monotonic() + 20
+    while not events and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert events and events[0] == {"server": "every", "uri": uri}
+    assert (await call(bridge, "servers.unsubscribe", server="every", uri=uri))["subscribed"] == []
+    err = await error_of(bridge, "servers.subscribe", server="raw", uri="raw://item/1")
+    assert err["code"] == -32000 and "does not offer resource subscriptions" in err["message"]

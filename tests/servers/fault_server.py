@@ -9,6 +9,7 @@ import time
 from typing import Annotated
 
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.resolve import Resolve, Sample
 from mcp_types import CreateMessageResult, SamplingMessage, TextContent, ToolAnnotations
 
@@ -66,6 +67,13 @@ def _tuned(question: str) -> Sample:
 def ask_model_tuned(question: str, answer: Annotated[CreateMessageResult, Resolve(_tuned)]) -> str:
     """Ask the model with maxTokens 33, temperature 0.25 and the stop sequence "STOP"."""
     return f"{getattr(answer.content, 'text', answer.content)}|{answer.stop_reason}"
+
+
+@server.tool()
+async def touch_view(ctx: Context) -> str:
+    """Say that ui://fault/view changed (to subscriptions/listen followers)."""
+    await ctx.notify_resource_updated("ui://fault/view")
+    return "touched"
 
 
 @server.tool()

@@ -29,7 +29,7 @@ def _strings(value: dict[str, Any], what: str) -> dict[str, str]:
 
 class ServerExtraMethods:
     """``servers.prompts``, ``servers.prompt``, ``servers.resources``, ``servers.readResource``, ``servers.complete``,
-    ``servers.setLogLevel``, ``servers.logs`` and ``servers.setRoots``."""
+    ``servers.setLogLevel``, ``servers.logs``, ``servers.setRoots``, ``servers.subscribe`` and ``servers.unsubscribe``."""
 
     def __init__(self, app: MokaApp) -> None:
         self.app = app
@@ -38,7 +38,8 @@ class ServerExtraMethods:
         """Method name → coroutine function."""
         return {"servers.prompts": self.prompts, "servers.prompt": self.prompt, "servers.resources": self.resources,
                 "servers.readResource": self.read_resource, "servers.complete": self.complete,
-                "servers.setLogLevel": self.set_log_level, "servers.logs": self.logs, "servers.setRoots": self.set_roots}
+                "servers.setLogLevel": self.set_log_level, "servers.logs": self.logs, "servers.setRoots": self.set_roots,
+                "servers.subscribe": self.subscribe, "servers.unsubscribe": self.unsubscribe}
 
     async def prompts(self, p: Params) -> list[dict[str, Any]]:
         """Every prompt of one server."""
@@ -88,3 +89,13 @@ class ServerExtraMethods:
         self.app.config.mcp_servers[name] = conn.config
         self.app.save_config()
         return conn.info()
+
+    async def subscribe(self, p: Params) -> dict[str, Any]:
+        """Follow a resource: ``resource.updated`` events come when it changes."""
+        conn = self.app.servers.get(req_str(p, "server"))
+        return {"subscribed": await conn.subscribe(req_str(p, "uri"))}
+
+    async def unsubscribe(self, p: Params) -> dict[str, Any]:
+        """Stop following a resource."""
+        conn = self.app.servers.get(req_str(p, "server"))
+        return {"subscribed": await conn.unsubscribe(req_str(p, "uri"))}

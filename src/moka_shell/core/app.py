@@ -67,6 +67,7 @@ class MokaApp:
         self.calls = CallTracker(self.emit)
         self.servers = ServerManager(self.transports, self.inspector, self._servers_changed,
                                      connect_timeout=connect_timeout, calls=self.calls)
+        self.servers.on_resource_updated = lambda server, uri: self.emit("resource.updated", {"server": server, "uri": uri})
         self.problems: list[MokaError] = []
         self.store_problem: StoreDamagedError | None = None  # the database is damaged: a read-only copy is open
         self.appearance = Appearance(self.themes, self.config, self.save_config, self._theme_changed)

@@ -8,6 +8,7 @@ in ``shared/docs/mcp-python-sdk.md``. The connection is split by concern:
 - ``requests.py`` (mixin ServerRequests): tool calls, prompts, resources, completions;
 - ``session_events.py`` (mixin SessionEvents): what the server sends unasked (list changes, logs, sampling);
 - ``server_settings.py`` (mixin ServerSettings): the log level and the roots the person chose;
+- ``subscriptions.py`` (mixin ResourceSubscriptions): resources followed, and their updates;
 - ``backoff.py``: when to retry; ``listing.py``: paginated lists; ``ui_resources.py``: the ui:// cache.
 """
 
@@ -42,6 +43,7 @@ from moka_shell.core.mcp.server_settings import ServerSettings
 from moka_shell.core.mcp.session_events import LOG_INFO_LINES, SessionEvents
 from moka_shell.core.mcp.stderr import INFO_LINES, LineRelay, StderrTail, pump
 from moka_shell.core.mcp.stdio_client import EXIT_PREFIX
+from moka_shell.core.mcp.subscriptions import ResourceSubscriptions
 from moka_shell.core.mcp.transport import Transport
 from moka_shell.core.mcp.ui_resources import UiCache
 from moka_shell.errors import MokaError, SignInRequiredError
@@ -58,7 +60,7 @@ log = logging.getLogger("moka.servers")
 quiet_sdk_logs()
 
 
-class ServerConnection(ServerRequests, SessionEvents, ServerSettings):
+class ServerConnection(ServerRequests, SessionEvents, ServerSettings, ResourceSubscriptions):
     """A supervised connection to one MCP server."""
 
     def __init__(self, name: str, config: ServerConfig, transport: Transport, inspector: Inspector,
@@ -92,6 +94,8 @@ class ServerConnection(ServerRequests, SessionEvents, ServerSettings):
         self.exit_reason: str | None = None  # how the process of the current connection ended, when it did
         self._exited = asyncio.Event()
         self._init_events()
+        self.subscribed: set[str] = set()  # resources followed (kept across reconnects)
+        self.on_resource_updated: Callable[[str, str], None] | None = None  # set by ServerManager
         # Set by MokaApp: answers sampling/createMessage from this server (after consent).
         self.sampler: Callable[[str, dict[str, Any]], Any] | None = None
         # Set by ServerManager: the person answers this server's questions; calls track progress.
@@ -224,6 +228,10 @@ class ServerConnection(ServerRequests, SessionEvents, ServerSettings):
                     self._set("ready")
                     self.backoff.ready()
                     self._start_listening(client)
+                    try:
+                        await self._resubscribe(client)
+                    except MokaError as exc:  # the resource may be gone; the connection is fine
+                        self.inspector.record("server", {"error": str(exc)}, server=self.name, method="resources/subscribe")
                     await self._park()
             timed_out = scope.cancelled_caught
         except SignInRequiredError:  # the supervisor waits for a sign-in instead of retrying
@@ -351,7 +359,8 @@ class ServerConnection(ServerRequests, SessionEvents, ServerSettings):
                                "toolCount": len(self.tools), "stderr": self.stderr.last(INFO_LINES),
                                "generation": self.generation, "config": self.config.to_json(),
                                "logLevel": self.log_level, "logs": list(self.logs)[-LOG_INFO_LINES:],
-                               "roots": self.roots, "listVersion": self.list_version}
+                               "roots": self.roots, "listVersion": self.list_version,
+                               "subscribed": sorted(self.subscribed)}
         if self.error:
             out["error"] = self.error
         if (auth := auth_state(self.config.url, self.config.headers)) is not None:  # OAuth: signed-in/-out

@@ -29,6 +29,8 @@ class ServerManager:
         self._on_change = on_change or (lambda: None)
         self.connect_timeout = connect_timeout
         self.sampler: Callable[[str, dict[str, Any]], Any] | None = None
+        # Told (server, uri) when a followed resource changed; MokaApp emits resource.updated.
+        self.on_resource_updated: Callable[[str, str], None] = lambda _server, _uri: None
         # Which call each server is serving (progress, elicitation), and who answers servers' questions.
         self.calls = calls or CallTracker(lambda _event, _data: None)
         self.elicitor: Elicitor | None = None
@@ -44,6 +46,7 @@ class ServerManager:
         conn = ServerConnection(name, config, reg.obj, self.inspector, lambda _c: self._on_change(),
                                 connect_timeout=self.connect_timeout)
         conn.sampler = self.sampler
+        conn.on_resource_updated = lambda server, uri: self.on_resource_updated(server, uri)
         conn.calls = self.calls
         conn.elicitor = self.elicitor
         return conn

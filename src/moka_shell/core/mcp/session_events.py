@@ -15,6 +15,7 @@ from typing import Any
 
 import mcp_types as types
 from mcp import Client
+from mcp.shared.subscriptions import ResourceUpdated
 
 from moka_shell.core.mcp.coalesce import Coalesced
 from moka_shell.core.mcp.sdk import describe_exception, dump
@@ -51,6 +52,8 @@ class SessionEvents:
     sampler: Callable[[str, dict[str, Any]], Any] | None
     _refresher: Coalesced
     _list_changed_task: asyncio.Task[None] | None
+    subscribed: set[str]
+    _resource_updated: Callable[[str], None]  # provided by ResourceSubscriptions (an annotation, so the MRO finds it)
 
     def _init_events(self) -> None:
         self.logs: deque[dict[str, Any]] = deque(maxlen=LOG_LINES)
@@ -67,6 +70,8 @@ class SessionEvents:
         if isinstance(message, (types.ToolListChangedNotification, types.ResourceListChangedNotification,
                                 types.PromptListChangedNotification)):
             self._schedule_refresh()
+        elif isinstance(message, types.ResourceUpdatedNotification):
+            self._resource_updated(str(message.params.uri))
 
     def _schedule_refresh(self) -> None:
         """Refresh the catalogue soon: a burst of list_changed notifications makes one refresh."""
@@ -95,16 +100,25 @@ class SessionEvents:
             log.exception("reporting %r's log lines failed", self.name)
         return True
 
+    def _stop_listening(self) -> None:
+        if self._list_changed_task is not None:
+            self._list_changed_task.cancel()
+            self._list_changed_task = None
+
     def _start_listening(self, client: Client) -> None:
         if (client.protocol_version or "") < "2026-07-28":
             return
+        followed = sorted(self.subscribed)
 
         async def listen() -> None:
             try:
                 async with client.listen(tools_list_changed=True, resources_list_changed=True,
-                                         prompts_list_changed=True) as sub:
-                    async for _event in sub:
-                        self._schedule_refresh()
+                                         prompts_list_changed=True, resource_subscriptions=followed) as sub:
+                    async for event in sub:
+                        if isinstance(event, ResourceUpdated):
+                            self._resource_updated(event.uri)
+                        else:
+                            self._schedule_refresh()
             except Exception as exc:  # listening is best effort; the connection itself is supervised
                 self.inspector.record("server", {"error": f"subscriptions/listen ended: {describe_exception(exc)}"},
                                       server=self.name, method="listen/error")
