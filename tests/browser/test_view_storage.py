@@ -33,16 +33,33 @@ def boot(moka: Moka, view_id: str) -> dict[str, Any]:
 def write(moka: Moka, view_id: str, script: str) -> Any:
     """Run `script` in the view's own window (as the app's code would) and let the writes land."""
     frame = moka.frame(view_id)
+    before = changes(moka, view_id)
     out = frame.evaluate(script)
-    view = moka.app.view_host.views[view_id]
-    moka.wait(lambda: view.id in moka.app.view_host.storage.touched, what="the view's storage message")
-    frame.evaluate("new Promise((r) => setTimeout(r, 50))")
+    moka.wait(lambda: changes(moka, view_id) > before, what="the view's storage changes stored")
     return out
+
+
+def changes(moka: Moka, view_id: str) -> int:
+    """How many batches of storage changes the core stored for this view (the Inspector logs each)."""
+    return sum(1 for e in moka.app.inspector.query(limit=100000)
+               if e.get("view") == view_id and (e.get("message") or {}).get("event") == "storage-changed")
 
 
 def stored(moka: Moka, server: str) -> dict[str, Any]:
     """What the core holds for a server (both areas), through the same bridge the card uses."""
     return moka.call("storage.usage", {"server": server})  # type: ignore[no-any-return]
+
+
+def fed_in_order(moka: Moka, view_id: str) -> list[list[str]]:
+    """After each handshake of the view, the input and result it was sent, in order."""
+    rounds: list[list[str]] = []
+    for e in moka.ui_rpc(view_id):
+        method = e.get("method") or ""
+        if e["direction"] == "in" and method == "ui/notifications/initialized":
+            rounds.append([])
+        elif rounds and e["direction"] == "out" and method.startswith("ui/notifications/tool-"):
+            rounds[-1].append(method.rsplit("/", 1)[-1])
+    return rounds
 
 
 def remount_parked(moka: Moka, view: Any) -> None:
@@ -103,6 +120,8 @@ def test_values_survive_park_popout_restart_and_stay_per_server(moka_factory: An
         back = boot(moka, view.id)
         assert back["session"] == {"draft": "hello </script><!-- \u2028 world", "step": "in the pop-out"}
         assert back["local"]["loads"] == "3"
+        # first mount, remounted after parking, the pop-out, inline again: the same feed each time
+        assert fed_in_order(moka, view.id) == [["tool-input", "tool-result"]] * 4
 
         # 3. a second server's view sees nothing of the first's, and writes its own
         moka.call("tools.run", {"server": "other", "tool": "remember", "arguments": {}})
@@ -127,6 +146,8 @@ def test_values_survive_park_popout_restart_and_stay_per_server(moka_factory: An
     after = boot(moka2, reopened.id)
     assert after["local"] == {"color": "blue", "shape": "round", "loads": "4"}  # its fourth load
     assert after["session"] == {"draft": "hello </script><!-- \u2028 world", "step": "in the pop-out"}
+    assert fed_in_order(moka2, reopened.id) == [["tool-input", "tool-result"]]
+    assert reopened.arguments == {"topic": "colors"}
 
 
 def test_quota_error_storage_event_and_clearing_from_the_card(moka_factory: Any) -> None:
