@@ -6,6 +6,7 @@ counted against the view (a refused write is a warning in the Inspector, not a v
 
 from __future__ import annotations
 
+import sqlite3
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +15,7 @@ from moka_shell.core.views.storage import (
     MAX_OPS_PER_MESSAGE,
     QUOTA,
     Area,
+    Snapshot,
     ViewStorage,
     units,
 )
@@ -43,7 +45,11 @@ class StorageChannel:
         """The storage prelude for this view's document, with its values in it."""
         if self.storage.disabled:
             return storage_script({"off": True})
-        snap = self.storage.snapshot(view)
+        try:
+            snap = self.storage.snapshot(view)
+        except sqlite3.Error as exc:  # the view still loads, with empty storage, and the Inspector says why
+            self._warn(view, f"its storage could not be read ({exc}); the view starts with none")
+            snap = Snapshot([], [], 0, 0)
         if view.id not in self._at_start:
             small = snap.local_used + snap.session_used <= MAX_KEPT_SNAPSHOT
             self._at_start[view.id] = {"local": snap.local, "session": snap.session} if small else \
@@ -80,7 +86,10 @@ class StorageChannel:
             return self._refuse(view, area, f"a storage batch of {size} units is over twice the quota")
         if not self.storage.allowed(view):
             return self._refuse(view, area, "the view writes storage faster than Moka accepts")
-        changes, refusal = self.storage.apply(view, area, ops)
+        try:
+            changes, refusal = self.storage.apply(view, area, ops)
+        except sqlite3.Error as exc:  # a full disk, a read-only copy of a damaged store
+            changes, refusal = [], f"the database refused it ({exc})"
         if refusal:
             return self._refuse(view, area, refusal)
         self._log(view, area, "changed", len(changes), keys=[c.get("key") for c in changes[:20]])
@@ -91,7 +100,12 @@ class StorageChannel:
 
     def forget(self, view: View) -> None:
         """A view closed for good."""
-        self.storage.forget_view(view)
+        self.touched.pop(view.id, None)
+        self.denied.pop(view.id, None)
+        try:
+            self.storage.forget_view(view)
+        except sqlite3.Error:
+            pass  # its sessionStorage stays until the next start, which clears unrecorded views' anyway
 
     def clear_server(self, server: str) -> None:
         """Clear a server's storage, and tell its live views their copies are empty now."""
@@ -104,8 +118,11 @@ class StorageChannel:
     def _refuse(self, view: View, area: Area, reason: str) -> None:
         # The view's copy now differs from what is stored: send it the stored items back.
         self._warn(view, f"{area}Storage change refused: {reason}")
-        self._host.send(view, notification(CHANGED_METHOD, {"area": area,
-                                                            "reset": self.storage.items(view, area)}))
+        try:
+            items = self.storage.items(view, area)
+        except sqlite3.Error:
+            return  # nothing to read back either; the view keeps its copy until it is mounted again
+        self._host.send(view, notification(CHANGED_METHOD, {"area": area, "reset": items}))
 
     def _warn(self, view: View, reason: str) -> None:
         self._host.inspector.record("view", {"event": "storage-refused", "reason": reason},
