@@ -120,7 +120,8 @@ function fatal(err) {
 /** Tell the core about this page (locale, time zone, colour scheme, size); get info + theme. */
 async function hello() {
   const params = {
-    locale: navigator.language,
+    // Qt with no LANG reports "en-POSIX" (the C locale): views get a tag people and apps use.
+    locale: /^c$|posix/i.test(navigator.language || "") ? "en-US" : navigator.language,
     timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
     dark: matchMedia("(prefers-color-scheme: dark)").matches,
     touch: matchMedia("(pointer: coarse)").matches,
