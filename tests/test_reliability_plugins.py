@@ -290,6 +290,10 @@ async def test_wrong_types_are_rejected_at_registration_and_a_failing_theme_is_n
         with pytest.raises(InvalidParamsError, match="could not be applied .*the previous theme stays"):
             app.appearance.set(theme_id="flaky")
         assert paths.config_file.read_bytes() == before and app.config.theme.theme_id == "moka"
+        via_settings = await Bridge(app).handle({"id": 2, "method": "settings.set",
+                                                 "params": {"key": "theme.themeId", "value": "flaky"}})
+        assert via_settings is not None and "could not be applied" in via_settings["error"]["message"]
+        assert paths.config_file.read_bytes() == before and app.config.theme.theme_id == "moka"
         hello = await Bridge(app).handle({"id": 1, "method": "app.hello"})
         assert hello is not None and hello["result"]["theme"]["themeId"] == "moka", hello
     finally:

@@ -71,6 +71,9 @@ class SettingsMethods:
         if key not in SETTABLE:
             raise InvalidParamsError(f"{key!r} is not a setting (settable: {sorted(SETTABLE)})")
         section, field = key.split(".", 1)
+        if section == "theme":  # built first and saved only if that worked (finding R4.5)
+            self.app.appearance.set(**{"theme_id" if field == "themeId" else "mode": opt_str(p, "value")})
+            return await self.get({"detect": False})
         config = self.app.config
         data = getattr(config, section).model_dump(by_alias=True)
         data[field] = value
@@ -78,8 +81,6 @@ class SettingsMethods:
             raise InvalidParamsError(f"unknown backend {value!r}")
         setattr(config, section, type(getattr(config, section)).model_validate(data))
         self.app.save_config()
-        if section == "theme":
-            self.app.appearance.set()
         return await self.get({"detect": False})
 
     async def approval_set(self, p: Params) -> dict[str, Any]:
