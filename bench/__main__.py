@@ -1,6 +1,6 @@
 """``python -m bench``: measure Moka, print a table, write bench/results/latest-<mode>.json.
 
-    python -m bench --quick          every suite, few repeats (under 2 minutes)
+    python -m bench --quick          every suite but memory_parts, few repeats (about 3 minutes)
     python -m bench --full           every suite, more repeats, 100 views (under 10 minutes)
     python -m bench --only render    some suites (comma-separated); writes only with --out
     python -m bench --report         regenerate the tables in docs/performance.md from the JSON
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench import appbridge_ref, bounds, memory, render, scale, startup, startup_x11, streaming, view_roundtrip
+from bench import appbridge_ref, bounds, memory, memory_parts, render, scale, startup, startup_x11, streaming, view_roundtrip
 from bench.context import Context
 from bench.env import BENCH, machine
 from bench.report import write_report
@@ -30,9 +30,11 @@ from bench.table import errors, table
 
 SUITES: dict[str, Callable[[Context], list[Result]]] = {
     "startup": startup.run, "startup_x11": startup_x11.run, "render": render.run,
-    "appbridge": appbridge_ref.run, "streaming": streaming.run, "bridge": view_roundtrip.run, "memory": memory.run, "scale": scale.run,
+    "appbridge": appbridge_ref.run, "streaming": streaming.run, "bridge": view_roundtrip.run, "memory": memory.run,
+    "memory_parts": memory_parts.run, "scale": scale.run,
     "bounds": bounds.run,
 }
+FULL_ONLY = {"memory_parts"}  # minutes of driving the desktop app: --full or --only
 
 
 def run(ctx: Context, names: list[str]) -> dict[str, Any]:
@@ -65,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.report:
         print(f"wrote {write_report()}")
         return 0
-    names = args.only.split(",") if args.only else list(SUITES)
+    names = args.only.split(",") if args.only else [n for n in SUITES if args.full or n not in FULL_ONLY]
     unknown = [n for n in names if n not in SUITES]
     if unknown:
         p.error(f"unknown suite(s): {', '.join(unknown)}")

@@ -247,10 +247,11 @@ def render_once(core: Core, server: str, tool: str, args: dict[str, Any], *, bro
 
 
 def run_desktop_probe(env: dict[str, str], task: str, spec: dict[str, Any] | None = None,
-                      timeout: float = 120) -> dict[str, Any]:
+                      timeout: float = 120, flags: str = "") -> dict[str, Any]:
     """Start the desktop app offscreen with the probe (bench/desktop_probe.py); returns its report.
 
-    ``spawned`` is time.time() just before the process was started.
+    ``flags`` are Chromium flags added to QtWebEngine's (A/B runs). ``spawned`` is time.time()
+    just before the process was started.
     """
     import json
     import subprocess
@@ -264,7 +265,8 @@ def run_desktop_probe(env: dict[str, str], task: str, spec: dict[str, Any] | Non
         out = Path(tmp) / "out.json"
         cmd = [sys.executable, "-m", "bench.desktop_probe", task, str(out), json.dumps(spec or {})]
         spawned = time.time()
-        proc = subprocess.run(cmd, cwd=ROOT, env={**env, **QT_ENV}, timeout=timeout,
+        qt = {**QT_ENV, "QTWEBENGINE_CHROMIUM_FLAGS": f"{QT_ENV['QTWEBENGINE_CHROMIUM_FLAGS']} {flags}".strip()}
+        proc = subprocess.run(cmd, cwd=ROOT, env={**env, **qt}, timeout=timeout,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         exited = time.time()
         if not out.exists():

@@ -47,7 +47,7 @@ def measure(roots: list[int], settle: float = 1.5) -> dict[str, Any]:
         time.sleep(0.3)
     total, tree = sorted(readings, key=lambda r: r[0])[1]
     return {"pss_mib": round(total, 1), "uss_mib": round(procs.uss_mib(tree), 1), "processes": len(tree),
-            "by_process": procs.by_kind(tree)}
+            "by_process": procs.by_kind(tree), "by_role": procs.by_role(tree, roots[0])}
 
 
 def status(js: Js) -> dict[str, Any]:

@@ -109,6 +109,50 @@ def by_kind(procs: list[Proc]) -> dict[str, float]:
     return out
 
 
+def role(pid: int, root: int) -> str:
+    """What a process is for, from its command line: the root, a renderer, a helper, the demo server."""
+    if pid == root:
+        return "app (Python core + browser process)"
+    try:
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return "gone"
+    for arg in args:
+        if arg.startswith(b"--type="):
+            kind = arg[len(b"--type="):].decode(errors="replace")
+            if kind == "utility":  # the network and storage services are utilities
+                sub = next((a for a in args if a.startswith(b"--utility-sub-type=")), b"")
+                return "utility " + sub.split(b"=", 1)[-1].decode(errors="replace").rsplit(".", 1)[-1]
+            if kind == "zygote" and _parent_is_zygote(pid):
+                return "renderer"  # forked by the zygote, its command line unchanged
+            return kind
+    if any(arg.endswith(b"demo-server") for arg in args):
+        return "demo server"
+    st = _stat(pid)
+    return st[1] if st else "gone"
+
+
+def _parent_is_zygote(pid: int) -> bool:
+    st = _stat(pid)
+    if st is None:
+        return False
+    try:
+        return b"--type=zygote" in Path(f"/proc/{st[0]}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def by_role(procs: list[Proc], root: int) -> dict[str, dict[str, float]]:
+    """PSS (and USS) in MiB and a process count per role (see role())."""
+    out: dict[str, dict[str, float]] = {}
+    for p in procs:
+        r = out.setdefault(role(p.pid, root), {"pss_mib": 0.0, "uss_mib": 0.0, "processes": 0})
+        r["pss_mib"] = round(r["pss_mib"] + p.pss_kb / 1024, 1)
+        r["uss_mib"] = round(r["uss_mib"] + p.uss_kb / 1024, 1)
+        r["processes"] += 1
+    return out
+
+
 def chromium_roots(parent: int) -> list[int]:
     """Chromium browser processes started (through Playwright's driver) below parent."""
     roots = []
