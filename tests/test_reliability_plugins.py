@@ -80,6 +80,13 @@ def test_a_startup_hook_that_blocks_leaves_moka_serving_and_stoppable(tmp_path: 
         info = serve.rpc("app.info")["result"]
         assert any("stuck_start" in p and "blocked in moka_startup" in p for p in info["problems"]), info
         assert "result" in serve.rpc("servers.list")
+        # `moka plugins` (another process) names what blocked in the running Moka.
+        listed = subprocess.run([sys.executable, "-m", "moka_shell", "--config", str(tmp_path / "config.json"),
+                                 "--data-dir", str(tmp_path / "data"), "plugins", "--json"], capture_output=True,
+                                text=True, timeout=60, env={**os.environ, **env_with(site, "moka-stuck-start")})
+        infos = {p["name"]: p for p in json.loads(listed.stdout)}
+        assert infos["stuck_start"]["blocked"] is True
+        assert "in the running Moka: blocked in moka_startup" in infos["stuck_start"]["error"]
     finally:
         assert serve.terminate() == 0, serve.errors
 

@@ -101,6 +101,7 @@ class PluginHost:
         self.pm = pluggy.PluginManager("moka")
         self.hook_timeout = hook_timeout
         self.decision_timeout = decision_timeout
+        self.on_block: Callable[[str, str], None] | None = None  # (plugin, why): the app tells `moka plugins`
         self._tracing = bool(os.environ.get("MOKA_TRACE_PLUGINS"))  # read once: hooks run on hot paths
         self.pm.add_hookspecs(hookspecs)
         self.infos: dict[str, PluginInfo] = {}
@@ -324,8 +325,10 @@ class PluginHost:
         info = self.infos.setdefault(pname, PluginInfo(pname, "", builtin=False))
         if not info.blocked:
             info.blocked = True
-            self._record_error(pname, f"blocked in {hook_name}: {exc}; Moka goes on without this plugin",
-                               trace=False)
+            why = f"blocked in {hook_name}: {exc}; Moka goes on without this plugin"
+            self._record_error(pname, why, trace=False)
+            if self.on_block is not None:
+                self.on_block(pname, why)
 
     def _trace(self, hook_name: str, pname: str, args: dict[str, Any] | None, *, result: Any = None) -> None:
         # datasette's add_hookcall_monitoring, for our own call loops (pluggy's monitor never sees them).
@@ -342,6 +345,13 @@ class PluginHost:
         info.error = problem if not info.error else f"{info.error}; {problem}"
         if trace and os.environ.get("MOKA_TRACE_PLUGINS"):
             traceback.print_exc()
+
+    def mark_blocked(self, pname: str, why: str) -> None:
+        """Record that the running Moka found ``pname`` blocked (``moka plugins`` reads it from there)."""
+        info = self.infos.get(pname)
+        if info is not None and not info.blocked:
+            info.blocked = True
+            info.error = why if not info.error else f"{info.error}; {why}"
 
     def broken(self) -> list[PluginError]:
         """Every plugin problem seen so far, as errors a person can read."""

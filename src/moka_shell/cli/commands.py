@@ -259,10 +259,16 @@ def plugins(args: argparse.Namespace) -> int:
     """List every plugin: name, version, built-in or installed, hooks, and any error."""
     from moka_shell.plugins import REGISTRIES, PluginHost
 
+    from moka_shell.core.instance_lock import read_holder
+
     host = PluginHost()
     # Calling the registration hooks is what reveals a plugin that raises.
     for name in REGISTRIES:
         host.registry(name)
+    # A plugin that blocked in the running Moka (start-up, consent …) is named there, not here.
+    blocked = read_holder(paths_of(args).data_dir).get("blockedPlugins")
+    for pname, why in (blocked.items() if isinstance(blocked, dict) else []):
+        host.mark_blocked(str(pname), f"in the running Moka: {why}")
     infos = host.list()
     if args.json:
         _print_json([i.__dict__ for i in infos])

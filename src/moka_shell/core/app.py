@@ -122,6 +122,12 @@ class MokaApp:
         self.emit("theme.changed", theme)
         self.view_host.theme_changed()
 
+    def _plugins_blocked(self, found: dict[str, str]) -> None:
+        # In the instance file, so `moka plugins` (another process) can name what blocked in this one.
+        if self.instance_lock is not None and found:
+            blocked = {**self.instance_lock.info.get("blockedPlugins", {}), **found}
+            self.instance_lock.describe(blockedPlugins=blocked)
+
     async def _host_context_extras(self, server: str, tool: str, context: dict[str, Any]) -> list[Any]:
         return await self.plugins.call_each_async("moka_host_context", timeout=self.plugins.decision_timeout,
                                                   server=server, tool=tool, context=context)
@@ -144,6 +150,8 @@ class MokaApp:
             # One writer per data dir: a second instance is told who holds it (InstanceRunningError).
             self.instance_lock = InstanceLock(self.paths.data_dir)
             self.instance_lock.acquire()
+            self._plugins_blocked({i.name: i.error or "" for i in self.plugins.infos.values() if i.blocked})
+            self.plugins.on_block = lambda name, why: self._plugins_blocked({name: why})
             try:
                 self.store = Store(self.paths.database)
             except StoreDamagedError as exc:

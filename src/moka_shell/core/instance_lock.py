@@ -63,7 +63,7 @@ class InstanceLock:
         self._fh: IO[bytes] | None = None
         self._server: socket.socket | None = None
         self._secret = secrets.token_urlsafe(16)
-        self._info: dict[str, Any] = {"pid": os.getpid()}
+        self.info: dict[str, Any] = {"pid": os.getpid()}  # what a second instance is told (describe())
 
     @property
     def held(self) -> bool:
@@ -86,7 +86,7 @@ class InstanceLock:
 
     def describe(self, **values: Any) -> None:
         """Add to what a second instance is told about this one (e.g. ``url=``)."""
-        self._info.update(values)
+        self.info.update(values)
         if self.held:
             self._write_info()
 
@@ -138,7 +138,7 @@ class InstanceLock:
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(self._info, out)
+                json.dump(self.info, out)
             os.replace(tmp, path)
         except OSError:  # only the courtesy message to a second instance is lost
             with contextlib.suppress(OSError):
