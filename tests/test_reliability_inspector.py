@@ -200,3 +200,26 @@ def test_the_log_cap_is_a_setting_and_a_failing_log_is_an_app_problem(tmp_path: 
     assert info is not None
     assert any("inspector's log can't be written" in p for p in info["result"]["problems"])
     app.inspector.close()
+
+
+def test_recording_never_raises_whatever_the_message_holds(tmp_path: Path) -> None:
+    """Odd values (a __str__ that raises, ids of every type, deep nesting, bytes) are stored, never raised."""
+
+    class Hostile:
+        def __str__(self) -> str:
+            raise RuntimeError("no string for you")
+
+    deep: dict[str, object] = {}
+    node = deep
+    for _ in range(5000):
+        node["x"] = {}
+        node = node["x"]  # type: ignore[assignment]
+    odd = [{"id": Hostile(), "method": "tools/call"}, {"id": [1], "result": {}}, {"id": {"a": 1}, "method": 5},
+           {"id": float("nan"), "method": "x"}, {"id": 10**40, "error": {}}, deep, {"blob": b"\xff\x00"},
+           {"params": Hostile()}, [Hostile()], "plain text", None]
+    insp = Inspector(tmp_path / "inspector")
+    for i, message in enumerate(odd):
+        insp.record("mcp.rpc", message, direction="in" if i % 2 else "out", server="odd")
+    insp.close()
+    assert len(insp.query(limit=100)) == len(odd)
+    assert len(list(read_log(tmp_path / "inspector"))) == len(odd)

@@ -87,7 +87,7 @@ def _encode(message: Any) -> tuple[Any, str]:
         masked = SECRETS.mask(body)  # known secret values echoed by others (core/redact.py, S9)
         if masked != body:
             clean, body = json.loads(masked), masked
-    except (ValueError, TypeError, RecursionError) as exc:  # logging must never fail its caller
+    except Exception as exc:  # logging must never fail its caller: a value's own __str__ may raise anything
         clean = {"moka/unencodable": f"{type(exc).__name__}: {exc}"[:500]}
         return clean, json.dumps(clean)
     if len(body) > MAX_MESSAGE:
@@ -209,7 +209,11 @@ class Inspector:
                 self.servers.add(server)
             if view:
                 ev["view"] = view
-            pair = self._exchanges.note(str(channel), direction, server or None, view or None, message, self.seq, ev["time"])
+            try:
+                pair = self._exchanges.note(str(channel), direction, server or None, view or None, message, self.seq,
+                                            ev["time"])
+            except Exception:  # pairing is a nicety: a message it can't read must not stop the recording
+                pair = None
             if method:
                 ev["method"] = method
             found_by = method
