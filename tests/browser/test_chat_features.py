@@ -152,3 +152,37 @@ def test_pasted_image_reaches_the_model_then_edit_regenerate_and_copy(moka_facto
         cid = moka.call("conversations.list")[0]["id"]
         stored = moka.call("conversations.get", {"id": cid})["messages"]
         assert [m["role"] for m in stored] == ["user", "assistant"] and stored[0]["content"] == "what colour is this?"
+
+
+def test_interrupted_reply_shows_a_marker_and_continue(moka_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A reply cut off by kill -9: reopened, it says Interrupted with Continue; Continue answers after it."""
+    import json as _json
+    import signal
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    with FakeOpenAIServer() as srv:
+        srv.enqueue([Text(f"word{i} ", delay=0.02) for i in range(400)], [Text("Picking up where I stopped.")])
+        child = subprocess.Popen([sys.executable, str(root / "tests" / "servers" / "chat_crash_child.py"),
+                                  str(tmp_path / "data"), srv.base_url], stdout=subprocess.PIPE, text=True)
+        try:
+            assert child.stdout is not None
+            seen = 0
+            for line in child.stdout:
+                seen += _json.loads(line)["event"] == "chat.delta"
+                if seen > 15:
+                    break
+        finally:
+            child.send_signal(signal.SIGKILL)
+            child.wait(10)
+        moka: Moka = moka_factory({}, agent={"backend": "ollama", "model": "fake-model", "baseUrls": {"ollama": srv.base_url}})
+        page = moka.open("chat")
+        page.locator(".conv-item .conv-open").first.click()
+        note = page.locator(".interrupted-note")
+        note.wait_for(timeout=15000)
+        assert "Interrupted" in note.inner_text()
+        shot(page, "interrupted")
+        note.locator('[data-action="continue"]').click()
+        page.wait_for_selector('.msg[data-role="assistant"]:has-text("Picking up where I stopped.")', timeout=20000)
+        assert page.locator('.interrupted-note [data-action="continue"]').count() == 0
