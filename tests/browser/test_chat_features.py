@@ -186,3 +186,31 @@ def test_interrupted_reply_shows_a_marker_and_continue(moka_factory, tmp_path: P
         note.locator('[data-action="continue"]').click()
         page.wait_for_selector('.msg[data-role="assistant"]:has-text("Picking up where I stopped.")', timeout=20000)
         assert page.locator('.interrupted-note [data-action="continue"]').count() == 0
+
+
+def test_the_sidebar_pages_past_500_conversations(moka_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """620 stored conversations: scrolling the list to its end loads page after page until all are shown."""
+    from moka_shell.core.chat.store import Store
+    from moka_shell.paths import Paths
+
+    store = Store(Paths(tmp_path / "config.json", tmp_path / "data").database)
+    store.db.execute("BEGIN")
+    for i in range(620):
+        cid = store.create_conversation(f"talk {i:03d}")
+        store.db.execute("UPDATE conversations SET updated_at=? WHERE id=?", (1_700_000_000 + i, cid))
+    store.db.execute("COMMIT")
+    store.close()
+    moka: Moka = moka_factory({})
+    page = moka.open("chat")
+    items = page.locator("#conv-list .conv-item")
+    items.first.wait_for(timeout=10000)
+    assert items.count() == 100 and items.first.inner_text().startswith("talk 619")
+    for _ in range(40):  # scroll as a person would, to the end each time
+        if items.count() >= 620:
+            break
+        page.locator("#conv-list").evaluate("(el) => { el.scrollTop = el.scrollHeight; }")
+        page.wait_for_timeout(150)
+    assert items.count() == 620
+    assert items.last.inner_text().startswith("talk 000")
+    page.fill("#conv-search", "talk 007")
+    page.wait_for_function("() => document.querySelectorAll('#conv-list .conv-item').length === 1")

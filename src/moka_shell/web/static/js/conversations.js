@@ -1,12 +1,18 @@
 // The conversation sidebar: new, search, rename, delete and export (download via Blob).
+// The list comes a page at a time (keyed on the last conversation shown, so none is skipped
+// or repeated); scrolling to its end loads the next, and search reaches every conversation.
 
 import { api } from "./api.js";
 import { h, clear, debounce, downloadText, relativeTime } from "./dom.js";
 import { icon } from "./icons.js";
 import { iconButton, showMenu, promptDialog, confirmDialog, toastError, toast } from "./ui.js";
 
+const PAGE = 100;
+
 export function createSidebar({ onOpen, onNew, onDeleted, onRenamed }) {
   let items = [];
+  let hasMore = false; // the last page was full: there may be more
+  let loading = null;
   let activeId = null;
   let query = "";
   const search = h("input", {
@@ -14,6 +20,7 @@ export function createSidebar({ onOpen, onNew, onDeleted, onRenamed }) {
     "aria-label": "Search conversations", autocomplete: "off",
   });
   const list = h("div", { class: "conv-list", id: "conv-list", role: "list", "aria-label": "Conversations" });
+  const sentinel = h("div", { class: "conv-sentinel", id: "conv-sentinel", "aria-hidden": "true" });
   const el = h("aside", { class: "conv-sidebar", "aria-label": "Conversations" },
     h("div", { class: "conv-top" },
       h("button", { type: "button", class: "btn btn-primary conv-new", id: "conv-new", onclick: () => onNew() },
@@ -24,19 +31,46 @@ export function createSidebar({ onOpen, onNew, onDeleted, onRenamed }) {
   search.addEventListener("input", debounce(() => { query = search.value.trim(); refresh(); }, 200));
   search.addEventListener("keydown", (e) => { if (e.key === "Escape" && search.value) { search.value = ""; query = ""; refresh(); } });
 
+  const params = (extra) => ({ ...(query ? { query } : {}), ...extra });
+
   async function refresh() {
+    // As many as are shown now (up to one request's worth), so a refresh keeps the scroll place.
+    const limit = Math.min(500, Math.max(PAGE, items.length));
     try {
-      items = (await api.call("conversations.list", query ? { query } : {})) || [];
+      items = (await api.call("conversations.list", params({ limit }))) || [];
+      hasMore = items.length === limit;
     } catch (err) {
       items = [];
+      hasMore = false;
       clear(list).append(h("p", { class: "conv-empty", text: err.message }));
       return;
     }
     render();
   }
 
+  function loadMore() {
+    if (!hasMore || loading || !items.length) return loading;
+    const last = items[items.length - 1];
+    const asked = query;
+    loading = api.call("conversations.list", params({ limit: PAGE, before: { updatedAt: last.updatedAt, id: last.id } }))
+      .then((page) => {
+        if (asked !== query) return; // a new search started meanwhile
+        const known = new Set(items.map((c) => c.id));
+        items = items.concat((page || []).filter((c) => !known.has(c.id)));
+        hasMore = (page || []).length === PAGE;
+        render();
+      }).catch(() => { hasMore = false; }).finally(() => { loading = null; });
+    return loading;
+  }
+
+  // The sentinel after the last item: when it scrolls into view, the next page comes.
+  new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) loadMore(); },
+    { root: list, rootMargin: "200px" }).observe(sentinel);
+
   function render() {
+    const top = list.scrollTop;
     clear(list);
+    list.append(sentinel);
     if (!items.length) {
       list.append(h("p", { class: "conv-empty", text: query ? "No conversation matches." : "Your conversations will appear here." }));
       return;
@@ -53,6 +87,8 @@ export function createSidebar({ onOpen, onNew, onDeleted, onRenamed }) {
         h("span", { class: "conv-meta", text: `${relativeTime(c.updatedAt)} · ${c.messageCount ?? 0} messages` })),
       more));
     }
+    list.append(sentinel);
+    list.scrollTop = top;
   }
 
   function menu(c, anchor) {
