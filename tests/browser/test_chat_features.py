@@ -214,3 +214,44 @@ def test_the_sidebar_pages_past_500_conversations(moka_factory, tmp_path: Path) 
     assert items.last.inner_text().startswith("talk 000")
     page.fill("#conv-search", "talk 007")
     page.wait_for_function("() => document.querySelectorAll('#conv-list .conv-item').length === 1")
+
+
+def test_model_picker_in_the_composer_is_remembered_per_conversation(moka_factory) -> None:  # type: ignore[no-untyped-def]
+    """Pick a backend, a listed model and a system prompt in the composer: the turn uses them; the
+    conversation remembers them after a reload; a new chat starts from Settings again."""
+    with FakeOpenAIServer(models=("picked-model", "other-model")) as srv, FakeOpenAIServer() as default:
+        srv.enqueue([Text("from the picked model")])
+        moka: Moka = moka_factory({}, agent={"backend": "ollama", "model": "fake-model",
+                                             "baseUrls": {"ollama": default.base_url, "custom": srv.base_url}})
+        page = moka.open("chat")
+        picker = page.locator("#composer-model")
+        picker.wait_for(timeout=10000)
+        assert "fake-model" in picker.inner_text()
+        picker.click()
+        page.select_option("#composer-backend", "custom")
+        page.click("#composer-list-models")
+        page.locator("#composer-model-pick option[value='picked-model']").wait_for(state="attached", timeout=10000)
+        page.select_option("#composer-model-pick", "picked-model")
+        page.fill("#composer-system", "Answer like a pirate.")
+        page.locator("#composer-system").dispatch_event("change")
+        shot(page, "composer-model-picker-light")
+        moka.call("settings.set", {"key": "theme.mode", "value": "dark"})
+        page.wait_for_timeout(300)  # the theme's transition, before the picture (not an assertion)
+        shot(page, "composer-model-picker-dark")
+        moka.call("settings.set", {"key": "theme.mode", "value": "light"})
+        page.fill("#composer", "ahoy?")  # clicking the composer closes the popover
+        page.keyboard.press("Enter")
+        page.wait_for_selector('.msg[data-role="assistant"]:has-text("from the picked model")', timeout=20000)
+        assert "picked-model" in picker.inner_text()
+        sent = [r for r in srv.requests if "messages" in r][-1]
+        assert sent["model"] == "picked-model" and sent["messages"][0] == {"role": "system", "content": "Answer like a pirate."}
+        assert not [r for r in default.requests if "messages" in r]
+        cid = moka.call("conversations.list")[0]["id"]
+        assert moka.call("conversations.get", {"id": cid})["settings"] == {
+            "backend": "custom", "model": "picked-model", "systemPrompt": "Answer like a pirate."}
+        page.click("#chat-new")
+        page.wait_for_function("() => document.querySelector('#composer-model').innerText.includes('fake-model')")
+        page.reload()
+        page.wait_for_selector('#conn[data-status="online"]', timeout=20000)
+        page.locator(".conv-item .conv-open").first.click()
+        page.wait_for_function("() => document.querySelector('#composer-model').innerText.includes('picked-model')")

@@ -58,8 +58,13 @@ class ChatMethods:
         attachments = read_attachments(p.get("attachments"))
         if not text and not attachments:
             raise InvalidParamsError("the message is empty")
-        cid = self._engine().start_turn(opt_str(p, "conversationId"), text, attachments=attachments,
-                                        backend=opt_str(p, "backend"), model=opt_str(p, "model"))
+        engine, system = self._engine(), opt_str(p, "systemPrompt")
+        if system is not None and len(system) > 20_000:
+            raise InvalidParamsError("the system prompt may be at most 20,000 characters")
+        cid = engine.start_turn(opt_str(p, "conversationId"), text, attachments=attachments,
+                                backend=opt_str(p, "backend"), model=opt_str(p, "model"))
+        if system is not None:  # before the turn's task reads the conversation's settings
+            engine.store.set_settings(cid, systemPrompt=system)
         return {"conversationId": cid}
 
     async def edit(self, p: Params) -> dict[str, Any]:

@@ -14,13 +14,14 @@ import { reopen } from "./views.js";
 import { errorBlock, contextMarker, textOf } from "./chat-parts.js";
 import { store } from "./store.js";
 import { createComposer } from "./composer.js";
+import { createModelPicker } from "./composer-model.js";
 import { ensureMsg, setText, setAttachments, initMessages, refreshActions, renderActions, interruptedNote } from "./chat-messages.js";
 
 const convs = new Map(); // conversationId -> Conv (threads stay in the DOM so their views live on)
 let draft = null; // the unsent "new chat" thread
 let pendingNew = null; // a draft whose first chat.send has not told us its id yet
 let active = null;
-let ctx, sidebar, scroller, threads, composer, jumpBtn;
+let ctx, sidebar, scroller, threads, composer, picker, jumpBtn;
 let stick = true; // follow new content while the person is at the bottom
 
 class Conv {
@@ -43,6 +44,8 @@ function show(conv) {
   sidebar.setActive(conv.id);
   ctx.setSubtitle(conv.id ? sidebar.titleOf(conv.id) || "" : "New conversation");
   if (!conv.id) renderDraftWelcome();
+  picker.close();
+  picker.sync();
   syncComposer();
   jumpBtn.hidden = true;
   // A fresh chat shows its welcome from the top; a conversation opens at its newest message.
@@ -74,6 +77,8 @@ function load(id) {
   if (conv?.loaded) return Promise.resolve(conv);
   if (!conv) { conv = new Conv(id); convs.set(id, conv); }
   conv.loading ||= api.call("conversations.get", { id }).then((data) => {
+    conv.settings = data?.settings || {};
+    if (conv === active) picker.sync();
     for (const m of data?.messages || []) addMessage(conv, m, { history: true });
     if (data?.running) setRunning(conv, true);
     // The store keeps a waiting call's status, not its card: ask the core for the cards still open.
@@ -225,7 +230,14 @@ async function send(text, files) {
   setRunning(conv, true);
   stick = true;
   follow();
-  const params = { text, ...(conv.id ? { conversationId: conv.id } : {}), ...(composer.choice?.() || {}) };
+  const params = { text, ...(conv.id ? { conversationId: conv.id } : {}) };
+  if (!conv.id) {
+    // A new chat: the model and system prompt picked before it existed become the conversation's own.
+    const chosen = picker.takeDraft();
+    conv.settings = chosen;
+    if (chosen.backend) Object.assign(params, { backend: chosen.backend, ...(chosen.model ? { model: chosen.model } : {}) });
+    if (chosen.systemPrompt) params.systemPrompt = chosen.systemPrompt;
+  }
   if (files.length) params.attachments = files.map(({ name, mimeType, data }) => ({ name, mimeType, data }));
   try {
     const res = await api.call("chat.send", params);
@@ -339,7 +351,9 @@ export default {
     jumpBtn = h("button", { type: "button", class: "jump-latest", id: "jump-latest", hidden: true,
       onclick: () => { stick = true; scroller.scrollTo({ top: scroller.scrollHeight, behavior: "smooth" }); jumpBtn.hidden = true; } },
     icon("chevronDown", { size: 15 }), h("span", { text: "Latest" }));
+    picker = createModelPicker({ getConv: () => active });
     composer = createComposer({
+      tools: [picker.el],
       onSend: send,
       onStop: () => active?.id && api.call("chat.stop", { conversationId: active.id }).catch(toastError),
     });
