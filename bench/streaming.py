@@ -39,6 +39,7 @@ WATCH = """(() => {
   const all = () => document.querySelectorAll('.msg[data-role="assistant"]');
   const before = all().length;  // only this turn's new message counts
   const s = window.__benchStream = { dom: {}, painted: {}, offset: Date.now() - now() };
+  window.__benchWs = {};
   const after = new MessageChannel();
   let pending = [];
   after.port1.onmessage = () => {
@@ -62,7 +63,28 @@ WATCH = """(() => {
   return true;
 })()"""
 COLLECT = """(() => { const s = window.__benchStream; s.observer.disconnect();
-  return { dom: s.dom, painted: s.painted, offset: s.offset }; })()"""
+  return { dom: s.dom, painted: s.painted, offset: s.offset, ws: window.__benchWs || {} }; })()"""
+# Before the page loads: every WebSocket the page opens gets a first message listener that notes
+# when each token arrived in the page's JavaScript (before Moka's own listener runs).
+WS_PROBE = """(() => {
+  if (window.top !== window) return;
+  const Orig = window.WebSocket;
+  const Probed = function (...args) {
+    const ws = new Orig(...args);
+    ws.addEventListener("message", (e) => {
+      if (typeof e.data !== "string" || !window.__benchWs) return;
+      const t = performance.timeOrigin + performance.now();
+      for (const m of e.data.matchAll(/k(\\d{3})/g)) if (!(m[1] in window.__benchWs)) window.__benchWs[m[1]] = t;
+    });
+    return ws;
+  };
+  Probed.prototype = Orig.prototype;
+  Object.setPrototypeOf(Probed, Orig);
+  window.WebSocket = Probed;
+})();"""
+FRAMES = """new Promise((done) => { const t = []; const tick = (now) => { t.push(now);
+  if (t.length < 31) requestAnimationFrame(tick); else done(t.slice(1).map((x, i) => x - t[i])); };
+  requestAnimationFrame(tick); })"""  # 30 animation-frame intervals of the page, ms
 SEND = """(text) => { const c = document.getElementById("composer"); c.value = text;
   c.dispatchEvent(new Event("input")); document.getElementById("send").click(); }"""
 
@@ -129,8 +151,9 @@ def core_stamps(core: Core) -> dict[str, float]:
 
 
 def moka_turn(browser: Chromium, srv: StampedOpenAI, chunks: int, gap: float,
-              emitted: dict[str, float]) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
-    """One chat turn in Moka's page: token → ms after leaving the socket to (emitted by the core, in the DOM, painted)."""
+              emitted: dict[str, float]) -> tuple[dict[str, float], ...]:
+    """One chat turn in Moka's page: token → ms after leaving the provider to (emitted by the core,
+    arrived in the page's JavaScript, in the DOM, painted)."""
     srv.sent.clear()
     emitted.clear()
     srv.enqueue(turn(chunks, gap))
@@ -144,8 +167,10 @@ def moka_turn(browser: Chromium, srv: StampedOpenAI, chunks: int, gap: float,
     dom = {k: (t + offset) / 1000 - srv.sent[k] for k, t in seen["dom"].items() if k in srv.sent}
     painted = {k: (t + offset) / 1000 - srv.sent[k] for k, t in seen["painted"].items() if k in srv.sent}
     until(page, "document.getElementById('stop').hidden", 30)  # the turn has ended
+    ws = {k: (t + offset) / 1000 - srv.sent[k] for k, t in seen["ws"].items() if k in srv.sent}
     core = {k: (t - srv.sent[k]) * 1000 for k, t in emitted.items() if k in srv.sent}
-    return core, {k: v * 1000 for k, v in dom.items()}, {k: v * 1000 for k, v in painted.items()}
+    return (core, {k: v * 1000 for k, v in ws.items()}, {k: v * 1000 for k, v in dom.items()},
+            {k: v * 1000 for k, v in painted.items()})
 
 
 def run(ctx: Context) -> list[Result]:
@@ -155,6 +180,8 @@ def run(ctx: Context) -> list[Result]:
     dom: list[float] = []
     painted: list[float] = []
     emitted: list[float] = []
+    arrived: list[float] = []
+    frames: list[float] = []
     with StampedOpenAI() as srv, workspace({}) as ws:
         config = {"mcpServers": {}, "agent": {"backend": "ollama", "model": "fake-model",
                                                "baseUrls": {"ollama": srv.base_url}}}
@@ -164,16 +191,19 @@ def run(ctx: Context) -> list[Result]:
         browser = None
         try:
             browser = Chromium()
+            browser.page.add_init_script(WS_PROBE)
             browser.open(core.web.url + "#chat")
             core.wait_hello()
             browser.page.wait_for_selector("#composer", state="visible", timeout=30000)
+            frames = browser.page.evaluate(FRAMES)
             stamps = core_stamps(core)
             direct_turn(srv, 3, 0.0)  # warm-up of both paths, not counted
             moka_turn(browser, srv, 3, gap, stamps)
             for _ in range(turns):
                 direct += direct_turn(srv, chunks, gap).values()
-                c, d, p = moka_turn(browser, srv, chunks, gap, stamps)
+                c, w, d, p = moka_turn(browser, srv, chunks, gap, stamps)
                 emitted += c.values()
+                arrived += w.values()
                 dom += d.values()
                 painted += p.values()
         finally:
@@ -185,9 +215,14 @@ def run(ctx: Context) -> list[Result]:
                    "ms", painted, reference=direct, reference_title=ref, target=TARGET, target_on="difference",
                    notes=f"{chunks} chunks {gap * 1000:.0f} ms apart per turn; painted = a task queued when the token "
                          "appeared in the DOM (after that frame's rendering); Playwright's Chromium",
-                   extra={"median_ms": {"core_emitted": _median(emitted), "in_dom": _median(dom)}}),
+                   extra={"median_ms": {"core_emitted": _median(emitted), "in_page_js": _median(arrived),
+                                        "in_dom": _median(dom)},
+                          "page_frame_interval_median_ms": _median(frames)}),
             Result("streaming.dom", "Chat streaming: chunk leaves the provider's socket → its text in the DOM",
                    "ms", dom, reference=direct, reference_title=ref),
+            Result("streaming.page", "Chat streaming: chunk leaves the provider's socket → its WebSocket message in the page",
+                   "ms", arrived, reference=direct, reference_title=ref,
+                   notes="a first message listener on the page's WebSocket, before Moka's own"),
             Result("streaming.core", "Chat streaming: chunk leaves the provider's socket → the core emits chat.delta",
                    "ms", emitted, reference=direct, reference_title=ref,
                    notes="the model SDK's stream parsing and the chat engine, before the WebSocket push")]
