@@ -1,7 +1,7 @@
 """``python -m bench``: measure Moka, print a table, write bench/results/latest-<mode>.json.
 
     python -m bench --quick          every suite but memory_parts, few repeats (about 3 minutes)
-    python -m bench --full           every suite, more repeats, 100 views (under 10 minutes)
+    python -m bench --full           every suite, more repeats, 100 views (about 10-12 minutes rested)
     python -m bench --only render    some suites (comma-separated); writes only with --out
     python -m bench --report         regenerate the tables in docs/performance.md from the JSON
 
