@@ -70,7 +70,12 @@ def test_fullscreen_without_a_click_asks_the_person(moka_factory: Any) -> None:
     moka.open("runner")
     moka.call("tools.run", {"server": "hostile", "tool": "grabby", "arguments": {}})
     dialog = moka.page.locator("#consent-dialog")
-    dialog.wait_for(state="visible", timeout=20000)
+    try:
+        dialog.wait_for(state="visible", timeout=20000)
+    except Exception as err:
+        asked = [e["message"] for e in moka.app.inspector.query(limit=100000)
+                 if (e.get("message") or {}).get("method") == "ui/request-display-mode"]
+        raise AssertionError(f"no dialog; requests: {asked}; console: {moka.console[-10:]}") from err
     assert "fill the whole window" in dialog.inner_text()
     moka.page.click("#consent-deny")
     view = moka.wait_view_ready("grabby")
