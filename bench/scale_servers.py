@@ -111,7 +111,10 @@ def servers_at_once(ctx: Context) -> list[Result]:
             name = next(n for n in mix if n.startswith(kind + "-"))
             alone.setdefault(kind, []).append(moka_connect({name: mix[name]})[0])
     slowest = max(alone, key=lambda k: sorted(alone[k])[len(alone[k]) // 2])
-    moka_all, moka_first, floor_all, floor_first = [], [], [], []
+    moka_all: list[float] = []
+    moka_first: list[float] = []
+    floor_all: list[float] = []
+    floor_first: list[float] = []
     for r in range(rounds):
         for who in (("floor", "moka") if r % 2 == 0 else ("moka", "floor")):
             all_ms, first_ms = floor_connect(mix) if who == "floor" else moka_connect(mix)
