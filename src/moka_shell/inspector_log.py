@@ -109,7 +109,7 @@ class LogWriter:
         try:
             ensure_dir(self.folder, "the inspector's folder")
         except DataDirError as exc:  # a file where the folder should be: say which, as an OSError would
-            raise OSError(exc.problem) from exc
+            raise OSError(exc.problem.split(": ", 1)[-1]) from exc
         parts = [p for p in log_files(self.folder) if p.name.startswith(f"events-{day}")]
         path = parts[-1] if parts else self.folder / f"events-{day}.jsonl"
         size = path.stat().st_size if path.exists() else 0
@@ -150,7 +150,7 @@ class LogWriter:
         self._drop_file()
         self._retry_at = time.monotonic() + self.retry_after
         if self.problem is None:
-            self.problem = f"the inspector log can't be written in {self.folder}: {exc}; events are kept in memory only"
+            self.problem = f"the inspector's log can't be written in {self.folder}: {exc}; events are kept in memory only"
             log.warning("%s (reported once until writing works again)", self.problem)
 
     def _drop_file(self) -> None:

@@ -13,6 +13,7 @@ import { initResync } from "./resync.js";
 import { initShortcuts, MOD } from "./shortcuts.js";
 import { initNotifications } from "./notify.js";
 import { initConfigEvents } from "./config-events.js";
+import { initProblems } from "./app-problems.js";
 import { viewHost } from "./views.js";
 import chat from "./chat.js";
 import runner from "./runner.js";
@@ -164,6 +165,7 @@ async function boot() {
   initShortcuts({ screens: SCREENS, navigate, current: () => current });
   initNotifications();
   initConfigEvents();
+  initProblems(); // app.info problems (plugins, the log, the database) under the top bar
   initConsent();
   initProgress(); // a running call's progress on its card
   initElicitation({ navigate }); // servers' questions, in the place of the call that asked
