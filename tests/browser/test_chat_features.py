@@ -255,3 +255,47 @@ def test_model_picker_in_the_composer_is_remembered_per_conversation(moka_factor
         page.wait_for_selector('#conn[data-status="online"]', timeout=20000)
         page.locator(".conv-item .conv-open").first.click()
         page.wait_for_function("() => document.querySelector('#composer-model').innerText.includes('picked-model')")
+
+
+def test_slash_prompt_with_completion_and_an_at_resource_reach_the_model(moka_factory) -> None:  # type: ignore[no-untyped-def]
+    """"/" lists the server's prompts; its argument form completes from the server; the prompt's text
+    goes into the composer; "@" attaches a resource; both reach the model with the message."""
+    import sys
+
+    servers = {"trips": {"command": sys.executable, "args": [str(Path(__file__).resolve().parents[1] / "servers" / "prompts_server.py")]}}
+    with FakeOpenAIServer() as srv:
+        srv.enqueue([Text("Day one: the Rijksmuseum.")])
+        moka: Moka = moka_factory(servers, agent={"backend": "ollama", "model": "fake-model", "baseUrls": {"ollama": srv.base_url}})
+        page = moka.open("chat")
+        page.locator("#composer").wait_for(state="visible", timeout=20000)  # the app has started
+        page.locator("#composer").type("/pla")
+        item = page.locator('#slash-menu .slash-item[data-name="plan_trip"]')
+        item.wait_for(timeout=15000)
+        assert "trips" in item.inner_text() and "Plan a trip" in item.inner_text()
+        shot(page, "composer-slash-light")
+        moka.call("settings.set", {"key": "theme.mode", "value": "dark"})
+        page.wait_for_timeout(300)  # the theme's transition, before the picture (not an assertion)
+        shot(page, "composer-slash-dark")
+        moka.call("settings.set", {"key": "theme.mode", "value": "light"})
+        page.keyboard.press("Enter")
+        field = page.locator('#slash-form input[name="city"]')
+        field.wait_for(timeout=5000)
+        field.type("Am")
+        page.locator('#slash-arg-city option[value="Amsterdam"]').wait_for(state="attached", timeout=10000)
+        assert page.locator("#slash-arg-city option").count() == 1  # "Am" → Amsterdam only
+        field.fill("Amsterdam")
+        page.click("#slash-submit")
+        page.wait_for_function("() => document.querySelector('#composer').value.includes('trip to Amsterdam')")
+        page.locator("#composer").press("End")
+        page.locator("#composer").type(" @tod")
+        page.locator('#slash-menu .slash-item[data-name="today"]').wait_for(timeout=15000)
+        page.keyboard.press("Enter")
+        page.locator('#composer-chips .attach-chip[data-name="today"]').wait_for(timeout=10000)
+        shot(page, "composer-prompt-and-resource")
+        page.locator("#composer").press("Enter")
+        page.wait_for_selector('.msg[data-role="assistant"]:has-text("Day one")', timeout=20000)
+    sent = [r for r in srv.requests if "messages" in r][-1]["messages"][-1]["content"]
+    text = sent if isinstance(sent, str) else sent[0]["text"]
+    assert "Plan a three-day trip to Amsterdam, with one museum a day." in text
+    assert "Buy oat milk. Call Ana at 5." in text and "[file today (text/plain)]" in text
+    assert "@tod" not in text

@@ -15,6 +15,7 @@ import { errorBlock, contextMarker, textOf } from "./chat-parts.js";
 import { store } from "./store.js";
 import { createComposer } from "./composer.js";
 import { createModelPicker } from "./composer-model.js";
+import { attachMenus } from "./composer-menu.js";
 import { ensureMsg, setText, setAttachments, initMessages, refreshActions, renderActions, interruptedNote } from "./chat-messages.js";
 
 const convs = new Map(); // conversationId -> Conv (threads stay in the DOM so their views live on)
@@ -358,6 +359,7 @@ export default {
       onStop: () => active?.id && api.call("chat.stop", { conversationId: active.id }).catch(toastError),
     });
     initMessages({ follow, isRunning: (conv) => Boolean(conv?.running) });
+    attachMenus(composer);
     section.append(sidebar.el, h("div", { class: "chat-main" }, scroller, jumpBtn, composer.el));
     document.addEventListener("keydown", (e) => {
       if (e.key === "Escape" && sidebar.el.classList.contains("open") && !document.querySelector("dialog[open]")) toggleSidebar(null, false);

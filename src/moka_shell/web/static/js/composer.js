@@ -136,6 +136,13 @@ export function createComposer({ onSend, onStop, tools = [] }) {
     /** Put text back (a failed send, or an edit), keeping what is there otherwise. */
     setText(text) { input.value = text; autosize(); },
     addFiles,
+    /** An attachment made here (a resource's contents): {name, mimeType, data (base64)}. */
+    addAttachment(att) {
+      const size = Math.floor((att.data.length * 3) / 4) - (att.data.endsWith("==") ? 2 : att.data.endsWith("=") ? 1 : 0);
+      if (size > MAX_FILE) { toast(`${att.name} is ${sizeLabel(size)}; a file may be at most ${sizeLabel(MAX_FILE)}.`, { tone: "error" }); return; }
+      attachments.push({ ...att, size, url: att.mimeType.startsWith("image/") ? `data:${att.mimeType};base64,${att.data}` : null });
+      renderChips();
+    },
     sync,
   };
 }
