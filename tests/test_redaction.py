@@ -42,7 +42,8 @@ def test_added_values_are_masked_in_text_and_json() -> None:
 
 
 def test_environment_and_config_values_are_known() -> None:
-    assert env_secrets({"OPENAI_API_KEY": KEY, "HOME": "/root/somewhere", "GH_TOKEN": PAT}) == [KEY, PAT]
+    assert env_secrets({"OPENAI_API_KEY": KEY, "HOME": "/root/somewhere", "GH_TOKEN": PAT,
+                        "SSH_AUTH_SOCK": "/tmp/ssh-agent.sock", "TOKEN_FILE": "/run/secrets/token"}) == [KEY, PAT]
     config = MokaConfig(mcpServers={"s": ServerConfig(command="x", env={"GITHUB_PAT": PAT},
                                                       headers={"Authorization": f"Bearer {HEADER}"})})
     r = Redactor(with_env=False)

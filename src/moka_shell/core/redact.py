@@ -6,7 +6,7 @@ stderr. Whatever reaches the inspector, the database, the UI or the logs passes 
 ``SECRETS.mask`` (text) or ``SECRETS.scrub`` (JSON-like values) first.
 
 What is known: the values of environment variables whose names look secret (``*_API_KEY``,
-``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``), every configured server's ``env`` and ``headers``
+``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``, ``*CREDENTIAL*``; not paths), every configured server's ``env`` and ``headers``
 values (through a provider the app registers), keys read from the keyring, and anything a plugin
 or another part of Moka adds with ``SECRETS.add`` (OAuth tokens). Values shorter than
 ``MIN_LENGTH`` are not masked: they would mangle ordinary text and are not secrets worth the name.
@@ -28,7 +28,7 @@ MIN_LENGTH = 8
 REFRESH_EVERY = 1.0  # seconds between re-reading the providers (config edits, new env)
 MAX_PROVIDERS = 8
 MAX_VALUES = 10_000
-_SECRET_NAME = re.compile(r"(api[_-]?key|token|secret|password|passwd|credential|auth)", re.I)
+_SECRET_NAME = re.compile(r"(api[_-]?key|token|secret|password|passwd|credential)", re.I)
 
 Provider = Callable[[], Iterable[str]]
 
@@ -36,7 +36,8 @@ Provider = Callable[[], Iterable[str]]
 def env_secrets(environ: dict[str, str] | None = None) -> list[str]:
     """Values of environment variables whose names look secret."""
     env = os.environ if environ is None else environ
-    return [v for k, v in env.items() if _SECRET_NAME.search(k) and v]
+    # A path is not a secret (SSH_AUTH_SOCK-like names would otherwise mask file names in logs).
+    return [v for k, v in env.items() if _SECRET_NAME.search(k) and v and not v.startswith("/")]
 
 
 def config_secrets(config: Any) -> list[str]:
