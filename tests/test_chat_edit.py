@@ -6,6 +6,7 @@ child process killed with SIGKILL mid-reply (tests/servers/chat_crash_child.py).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -138,3 +139,34 @@ async def test_a_reply_cut_off_by_kill_9_is_interrupted_and_can_continue(tmp_pat
     assert after[3]["content"] == "…and that is the end." and "state" not in after[3]
     sent = srv.requests[-1]["messages"]
     assert sent[-1]["role"] == "assistant" and sent[-1]["content"].startswith("word0 ")  # the model sees where it stopped
+
+
+async def test_regenerate_tears_down_the_views_of_the_replaced_turn(paths: Paths) -> None:
+    """The replaced answer's roll_dice view is closed in the core (not left live without its card)."""
+    from moka_shell.config import ServerConfig
+
+    with FakeOpenAIServer() as srv:
+        srv.enqueue([[ToolCall("roll_dice", {"count": 1})], [Text("rolled")], [Text("no dice this time")]])
+        config = MokaConfig(mcpServers={"moka-demo": ServerConfig(command="moka", args=["demo-server"])})
+        config.agent.backend, config.agent.model = "ollama", "fake-model"
+        config.agent.base_urls = {"ollama": srv.base_url}
+        app = MokaApp(paths, config=config)
+        await app.start(endpoints=FAKE_ENDPOINTS)
+        bridge = Bridge(app)
+        try:
+            await app.servers.wait_ready(timeout=30)
+            cid = (await call(bridge, "chat.send", text="roll one"))["conversationId"]
+            await app.chat.wait(cid)
+            [view] = [v for v in app.view_host.views.values() if v.conversation_id == cid]
+            assert view.live
+            await call(bridge, "chat.regenerate", conversationId=cid)
+            await app.chat.wait(cid)
+            for _ in range(100):  # the teardown runs beside the new turn
+                if not view.live:
+                    break
+                await asyncio.sleep(0.05)
+            messages = app.store.messages(cid)
+        finally:
+            await app.stop()
+    assert not view.live
+    assert [m["content"] for m in messages] == ["roll one", "no dice this time"]

@@ -9,6 +9,7 @@ the export shows and what a second window sees. The person is asked before anyth
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from moka_shell.core.chat.approval import TurnOrigin
@@ -18,6 +19,9 @@ if TYPE_CHECKING:
     from moka_shell.core.chat.engine import ChatEngine
 
 
+_CLOSING: set[asyncio.Task[None]] = set()
+
+
 def _origin(msg: dict[str, Any]) -> TurnOrigin:
     """Who the turn runs for: an app's message keeps its app (its calls are approved as the app's)."""
     app = (msg.get("data") or {}).get("app") or {}
@@ -25,7 +29,16 @@ def _origin(msg: dict[str, Any]) -> TurnOrigin:
 
 
 def _truncate(engine: ChatEngine, cid: str, mid: str) -> int:
+    messages = engine.store.messages(cid)
+    at = next((i for i, m in enumerate(messages) if m["id"] == mid), len(messages))
+    gone = {c["id"] for m in messages[at + 1:] for c in m.get("toolCalls", [])}
     removed = engine.store.remove_from(cid, mid, keep=True)
+    # The removed turns' live views are torn down properly, not left running without a card.
+    for view in list(engine.views.views.values()):
+        if view.conversation_id == cid and view.call_id in gone:
+            task = asyncio.get_running_loop().create_task(engine.views.close(view, "the turn was replaced"))
+            _CLOSING.add(task)  # held until done, so it is not collected half-way
+            task.add_done_callback(_CLOSING.discard)
     engine.emit("chat.truncated", {"conversationId": cid, "afterMessageId": mid})
     return removed
 
