@@ -268,6 +268,9 @@ def test_slash_prompt_with_completion_and_an_at_resource_reach_the_model(moka_fa
         moka: Moka = moka_factory(servers, agent={"backend": "ollama", "model": "fake-model", "baseUrls": {"ollama": srv.base_url}})
         page = moka.open("chat")
         page.locator("#composer").wait_for(state="visible", timeout=20000)  # the app has started
+        page.locator("#composer").type("/city")  # only in the description: still found
+        page.locator('#slash-menu .slash-item[data-name="plan_trip"]').wait_for(timeout=15000)
+        page.fill("#composer", "")
         page.locator("#composer").type("/pla")
         item = page.locator('#slash-menu .slash-item[data-name="plan_trip"]')
         item.wait_for(timeout=15000)

@@ -77,7 +77,14 @@ export function attachMenus(composer) {
     mode = t.mode;
     const all = await load(t.mode);
     if (trigger()?.mode !== t.mode) return;
-    items = all.map((it) => ({ it, score: fuzzy(t.query, it.name || it.uri || "") }))
+    // The name first; a match only in the description (or URI) ranks after every name match.
+    const rank = (it) => {
+      const byName = fuzzy(t.query, it.name || "");
+      if (byName >= 0) return byName;
+      const other = fuzzy(t.query, `${it.title || ""} ${it.description || ""} ${it.uri || it.uriTemplate || ""}`);
+      return other < 0 ? -1 : 1000 + other;
+    };
+    items = all.map((it) => ({ it, score: rank(it) }))
       .filter((x) => x.score >= 0).sort((a, b) => a.score - b.score).slice(0, 30).map((x) => x.it);
     active = 0;
     render(t);

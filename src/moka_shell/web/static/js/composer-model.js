@@ -75,7 +75,8 @@ export function createModelPicker({ getConv }) {
       } catch (err) { toastError(err); }
     } }) : null;
     backendSel.addEventListener("change", () => save({ backend: backendSel.value || null, model: null }).then(render));
-    modelSel?.addEventListener("change", () => save({ backend: backendSel.value || agent().backend, model: modelSel.value || null }));
+    // Choosing a model makes the pair the conversation's own: the backend list then shows it too.
+    modelSel?.addEventListener("change", () => save({ backend: backendSel.value || agent().backend, model: modelSel.value || null }).then(render));
     modelIn.addEventListener("change", () => save({ backend: backendSel.value || agent().backend, model: modelIn.value.trim() || null }));
     prompt.addEventListener("change", () => save({ systemPrompt: prompt.value.trim() || null }));
     clear(pop).append(
