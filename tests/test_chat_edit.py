@@ -170,3 +170,18 @@ async def test_regenerate_tears_down_the_views_of_the_replaced_turn(paths: Paths
             await app.stop()
     assert not view.live
     assert [m["content"] for m in messages] == ["roll one", "no dice this time"]
+
+
+def test_continue_with_anthropic_sends_a_prefill_without_trailing_whitespace() -> None:
+    """The interrupted reply is the last (assistant) turn on Continue: Anthropic refuses a prefill ending in spaces."""
+    pytest.importorskip("moka_anthropic")
+    from moka_anthropic.backend import to_anthropic_messages
+
+    from moka_shell.core.chat.backends import ChatMessage
+
+    _system, out = to_anthropic_messages([ChatMessage(role="user", content="story"),
+                                          ChatMessage(role="assistant", content="word0 word1 ")], None)
+    assert out[-1] == {"role": "assistant", "content": "word0 word1"}
+    _system, only_space = to_anthropic_messages([ChatMessage(role="user", content="story"),
+                                                 ChatMessage(role="assistant", content="  ")], None)
+    assert [m["role"] for m in only_space] == ["user"]

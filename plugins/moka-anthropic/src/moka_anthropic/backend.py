@@ -99,6 +99,16 @@ def to_anthropic_messages(messages: list[ChatMessage], system: str | None) -> tu
             blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments} for c in m.tool_calls]
             if blocks:  # the API refuses an empty assistant message
                 out.append({"role": "assistant", "content": blocks})
+    if out and out[-1]["role"] == "assistant":
+        # A trailing assistant turn (Continue after an interrupted reply) is a prefill, and the API
+        # refuses a prefill that ends in whitespace.
+        last = out[-1]["content"][-1]
+        if last["type"] == "text":
+            last["text"] = last["text"].rstrip()
+            if not last["text"]:
+                out[-1]["content"].pop()
+                if not out[-1]["content"]:
+                    out.pop()
     for msg in out:  # plain text turns read better (and cost nothing) as strings
         content = msg["content"]
         if len(content) == 1 and content[0]["type"] == "text":
