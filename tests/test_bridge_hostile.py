@@ -226,3 +226,26 @@ async def test_csp_reports_need_the_views_key_and_are_rate_limited(moka: tuple[M
     kept = [e for e in reports() if e["message"]["event"] == "csp-report"]
     dropped = [e for e in reports() if e["message"]["event"] == "csp-reports-dropped"]
     assert 50 <= len(kept) < 300 and len(dropped) == 1
+
+
+async def test_a_view_cannot_declare_every_local_port(moka: tuple[MokaApp, WebServer]) -> None:
+    """S15: `http://127.0.0.1:*` (Moka's ports among them) is refused; a named port and a real domain stay."""
+    app, web = moka
+    view = await open_view(app, web, "wide")
+    header = view.policy.header
+    assert "127.0.0.1:*" not in header and "localhost:*" not in header
+    assert "https://api.example.com" in header and "http://127.0.0.1:5173" in header
+    assert sum("every port of this machine" in p for p in view.problems) == 2
+
+
+def test_moka_s_own_origins_are_refused() -> None:
+    from moka_shell.core.shell import Endpoints
+    from moka_shell.core.views.own_origins import without_own_origins
+
+    ends = Endpoints(host_origin="http://127.0.0.1:4100", sandbox_origin="http://127.0.0.1:4101")
+    refused: list[str] = []
+    meta = {"csp": {"connectDomains": ["http://127.0.0.1:4100", "ws://localhost:4100/api", "http://127.0.0.1:4102"],
+                    "frameDomains": ["http://127.0.0.1:4101"]}}
+    out = without_own_origins(meta, ends, refused)
+    assert out is not None and out["csp"]["connectDomains"] == ["http://127.0.0.1:4102"]
+    assert out["csp"]["frameDomains"] == [] and len(refused) == 3

@@ -12,6 +12,7 @@ view's frame (Playwright evaluates in it), with `window.post(message)` to send t
   tries WebRTC (STUN and TURN over UDP and TCP, in its own window and in a fresh about:blank
   child frame) and `window.open`, and reports what happened as a `notifications/message` with
   logger `hostile` (no click needed: for the desktop test, where nothing clicks).
+- `wide`: a view whose resource declares every port of this machine next to two fair origins.
 - `grabby`: a view that asks for full screen by itself 6 s after the handshake (and forges the
   proxy's gesture stamp), then keeps the answer in `window.mode`.
 """
@@ -118,6 +119,10 @@ def build_server() -> MCPServer:
     server.resource("ui://hostile/devices", name="devices", mime_type=APP_MIME,
                     meta={"ui": {"permissions": {"camera": {}, "microphone": {}}}})(lambda: page("devices"))
 
+    server.resource("ui://hostile/wide", name="wide", mime_type=APP_MIME,
+                    meta={"ui": {"csp": {"connectDomains": ["http://127.0.0.1:*", "ws://localhost:*",
+                                                            "https://api.example.com", "http://127.0.0.1:5173"]}}}
+                    )(lambda: page("wide"))
     server.resource("ui://hostile/grabby", name="grabby", mime_type=APP_MIME)(lambda: page("grabby", GRAB))
 
     server.resource("ui://hostile/escape", name="escape", mime_type=APP_MIME)(lambda: page("escape", ESCAPE))
@@ -137,6 +142,8 @@ def build_server() -> MCPServer:
                     meta={"ui": {"resourceUri": "ui://hostile/strict"}})
     server.add_tool(devices, name="devices", description="A view that declares camera and microphone.",
                     meta={"ui": {"resourceUri": "ui://hostile/devices"}})
+    server.add_tool(strict, name="wide", description="A view that declares every local port.",
+                    meta={"ui": {"resourceUri": "ui://hostile/wide"}})
     server.add_tool(strict, name="grabby", description="A view that asks for full screen by itself.",
                     meta={"ui": {"resourceUri": "ui://hostile/grabby"}})
 

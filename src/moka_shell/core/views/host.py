@@ -9,7 +9,6 @@ from typing import Any
 
 from moka_shell.core.mcp.servers import ServerManager
 from moka_shell.core.shell import Emit, Endpoints, Mode, ShellActions
-from moka_shell.core.views.csp import build_policy
 from moka_shell.core.views.dispatcher import Dispatcher
 from moka_shell.core.views.display import DisplayMode
 from moka_shell.core.views.document import inject_prelude, popout_url, proxy_url
@@ -19,8 +18,7 @@ from moka_shell.core.views.ports import ChatPort, ConsentAsk, HostContextHook
 from moka_shell.core.views.retention import Retention
 from moka_shell.core.views.storage import ViewStorage
 from moka_shell.core.views.storage_channel import StorageChannel
-from moka_shell.core.views.permissions import confirm_permissions
-from moka_shell.core.views.reports import report_uri
+from moka_shell.core.views.own_origins import view_policy
 from moka_shell.core.views.profile import HostProfile
 from moka_shell.core.views.view import View, notification
 from moka_shell.errors import BridgeError, MokaError, ViewError
@@ -73,8 +71,7 @@ class ViewHost:
         resource = await conn.ui_resource(entry.resource_uri)
         allow_eval = bool((conn.config.model_extra or {}).get("allowUnsafeEval", False))
         view_id = "v" + secrets.token_hex(6)
-        policy = build_policy(resource.ui_meta, report_uri=report_uri(view_id), allow_eval=allow_eval)
-        await confirm_permissions(self, server, policy)  # the person grants device access, not the declaration
+        policy = await view_policy(self, server, resource.ui_meta, view_id, allow_eval)  # vetted, devices asked
         view = View(id=view_id, server=server, tool=entry, call_id=call_id or "c" + secrets.token_hex(6),
                     resource=resource, policy=policy, conversation_id=conversation_id, message_id=message_id,
                     record_id=record_id)
