@@ -15,33 +15,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from bench.context import Context
 from bench.env import ROOT, demo, workspace
 from bench.stats import Result, Target
+from moka_shell.testing.xvfb import have_xvfb, xvfb_display
 
 INTERACTIVE = Target(1500, "under 1.5 s")
 MAPPED_RATIO = Target(1.2, "≤ 1.2× the bare window")
 X_ENV = {"QT_QPA_PLATFORM": "xcb", "QTWEBENGINE_CHROMIUM_FLAGS": "--no-sandbox"}
-
-
-@contextmanager
-def xvfb() -> Iterator[str]:
-    """A private X display for the run."""
-    read, write = os.pipe()
-    proc = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1400x1000x24", "-nolisten", "tcp"],
-                            pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write)
-    with os.fdopen(read) as pipe:
-        number = pipe.readline().strip()
-    try:
-        yield f":{number}"
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def mapped_at(display: str, title: str, proc: subprocess.Popen[bytes], timeout: float = 30) -> float | None:
@@ -81,13 +64,13 @@ def one_start(display: str, env: dict[str, str], cmd: list[str], title: str, out
 
 def run(ctx: Context) -> list[Result]:
     """Moka and the bare window started in turn, ``repeat`` times each."""
-    if shutil.which("Xvfb") is None or shutil.which("xdotool") is None:
+    if not have_xvfb() or shutil.which("xdotool") is None:
         ctx.log("startup_x11: skipped (needs Xvfb and xdotool; scripts/setup.sh installs them)")
         return []
     repeat = ctx.pick(2, 7)
     moka: list[dict[str, float]] = []
     bare: list[dict[str, float]] = []
-    with workspace({"moka-demo": demo()}) as ws, xvfb() as display, tempfile.TemporaryDirectory() as tmp:
+    with workspace({"moka-demo": demo()}) as ws, xvfb_display() as display, tempfile.TemporaryDirectory() as tmp:
         env = ws.env()
         out = Path(tmp) / "out.json"
         ctx.log(f"startup_x11: {repeat} starts of Moka and of a bare pywebview window under Xvfb")

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import stat
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from moka_shell.testing.xvfb import have_xvfb, xvfb_display
 
 pytestmark = pytest.mark.gui
 HERE = Path(__file__).resolve().parent
@@ -19,21 +21,11 @@ HERE = Path(__file__).resolve().parent
 
 @pytest.fixture
 def xvfb() -> Iterator[str]:
-    """A private Xvfb display; the number comes back through -displayfd."""
-    if shutil.which("Xvfb") is None:
+    """A private Xvfb display for the test."""
+    if not have_xvfb():
         pytest.skip("Xvfb is not installed (scripts/setup.sh installs it)")
-    read, write = os.pipe()
-    proc = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1400x1000x24", "-nolisten", "tcp"],
-                            pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write)
-    with os.fdopen(read) as pipe:
-        number = pipe.readline().strip()
-    try:
-        assert number, "Xvfb did not report a display"
-        yield f":{number}"
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    with xvfb_display() as display:
+        yield display
 
 
 def test_window_title_menu_shortcut_icon_and_notification(tmp_path: Path, xvfb: str) -> None:
@@ -61,7 +53,6 @@ def test_window_title_menu_shortcut_icon_and_notification(tmp_path: Path, xvfb: 
     for _ in range(50):
         if record.exists():
             break
-        import time
         time.sleep(0.1)
     assert record.read_text().split("\n")[:3] == ["--app-name=Moka", "Moka", "The reply is ready."]
     assert shot.exists() and shot.stat().st_size > 10_000
