@@ -64,7 +64,9 @@ export function createSidebar({ onOpen, onNew, onDeleted, onRenamed }) {
   }
 
   // The sentinel after the last item: when it scrolls into view, the next page comes.
-  new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) loadMore(); },
+  // (Checked again when the callback runs: the list may have been re-rendered in between.)
+  const nearEnd = () => sentinel.isConnected && sentinel.getBoundingClientRect().top - list.getBoundingClientRect().bottom < 200;
+  new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting) && nearEnd()) loadMore(); },
     { root: list, rootMargin: "200px" }).observe(sentinel);
 
   function render() {

@@ -10,6 +10,7 @@ import { store } from "./store.js";
 
 const OTHER = "__other__";
 let keyProblem = null; // {backend, message}: the last failed save, shown again after the card re-renders
+let typedKey = null; // {backend, value}: what is typed but not saved yet survives a re-render (settings events)
 
 export function row(label, help, control, forId) {
   return h("div", { class: "setting-row" },
@@ -101,6 +102,8 @@ function keyStatus(b) {
 function keyRow(b) {
   const input = h("input", { class: "input", id: "settings-key", type: "password", autocomplete: "off", spellcheck: "false",
     placeholder: b.keySource === "keyring" ? "•••••••• (stored)" : b.keySource === "env" ? `Using ${b.keyEnvVar}` : "Paste your API key" });
+  if (typedKey?.backend === b.id) input.value = typedKey.value;
+  input.addEventListener("input", () => { typedKey = input.value ? { backend: b.id, value: input.value } : null; });
   const problem = h("p", { class: "field-error", id: "settings-key-error", role: "alert",
     hidden: keyProblem?.backend !== b.id, text: keyProblem?.backend === b.id ? keyProblem.message : "" });
   const save = button("Save key", { small: true, variant: "primary", id: "settings-key-save" });
@@ -119,6 +122,7 @@ function keyRow(b) {
       problem.hidden = false;
     } finally {
       input.value = ""; // never left in the page, stored or not
+      typedKey = null;
       save.disabled = false;
       await store.refreshSettings().catch(() => {});
     }
