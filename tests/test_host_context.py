@@ -70,3 +70,29 @@ def test_capabilities_tell_the_truth() -> None:
 def test_clean_drops_nulls_at_every_depth() -> None:
     """The last line of defence against a Python None reaching a view."""
     assert clean({"a": None, "b": {"c": None, "d": [1, None, {"e": None}]}}) == {"b": {"d": [1, {}]}}
+
+
+def test_views_are_told_images_only_when_the_backend_takes_them(paths: Any) -> None:
+    """A view may send images in ui/message only if the selected model will receive them."""
+    import asyncio
+
+    from moka_shell.config import MokaConfig
+    from moka_shell.core.app import MokaApp
+
+    policy = build_policy({}, allow_eval=False)
+    assert "image" not in host_capabilities(sampling=True, policy=policy, images=False)["message"]
+    assert "image" in host_capabilities(sampling=True, policy=policy, images=True)["updateModelContext"]
+
+    async def media(backend: str | None) -> frozenset[str]:
+        config = MokaConfig()
+        config.agent.backend = backend
+        app = MokaApp(paths, config=config, mode="headless")
+        await app.start(store=True, servers=[])
+        try:
+            assert app.chat is not None
+            return app.chat.accepts_media()
+        finally:
+            await app.stop()
+
+    assert asyncio.run(media("openai")) == frozenset({"image"})
+    assert asyncio.run(media(None)) == frozenset()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from typing import Any
@@ -31,7 +30,7 @@ from moka_shell.core.chat.history import app_message_text, build_history
 from moka_shell.core.chat.media import Attachment
 from moka_shell.core.chat.instructions import with_instructions
 from moka_shell.core.chat.request import build_request, choose, detect_local
-from moka_shell.core.chat.partial_json import repair_partial_json
+from moka_shell.core.chat.partial_json import is_valid_json, repair_partial_json
 from moka_shell.core.chat.sampling import sample_once, sampling_messages
 from moka_shell.core.chat.store import Store, new_id
 from moka_shell.core.chat.tool_call import ToolCall
@@ -47,14 +46,6 @@ from moka_shell.plugins import Registered
 
 log = logging.getLogger("moka.chat")
 PARTIAL_INTERVAL = 0.05
-
-
-def _valid_json(text: str) -> bool:
-    try:
-        json.loads(text)
-    except json.JSONDecodeError:
-        return False
-    return True
 
 
 class Turn:
@@ -88,6 +79,10 @@ class ChatEngine:
     def backend_configured(self) -> bool:
         """Is a backend selected (keys are checked when a turn runs)?"""
         return bool(self.config.agent.backend and self.config.agent.backend in self.backends)
+
+    def accepts_media(self) -> frozenset[str]:
+        """The media kinds the selected backend takes (what views are told they may send)."""
+        return frozenset(getattr(self.backend(), "accepts_media", ())) if self.backend_configured() else frozenset()
 
     def backend(self, backend_id: str | None = None) -> AgentBackend:
         """The selected backend object."""
@@ -275,7 +270,7 @@ class ChatEngine:
         return [c for c in calls.values() if c.status in ("running", "error")]
 
     def _end_arguments(self, cid: str, call: ToolCall, raw: str, arguments: dict[str, Any]) -> None:
-        if raw.strip() and not arguments and not _valid_json(raw):
+        if raw.strip() and not arguments and not is_valid_json(raw):
             # Cut-off or broken arguments must not run the tool with its defaults.
             call.status, call.error = "error", f"the model sent arguments that are not valid JSON: {raw[:200]}"
             self.store.update_call(call.id, status="error", error=call.error)

@@ -11,6 +11,7 @@ Never run a tool with a repaired object; only the complete arguments are fit for
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -31,6 +32,15 @@ class _Missing:
 
 
 _MISSING = _Missing()
+
+
+def is_valid_json(text: str) -> bool:
+    """Is ``text`` one whole JSON document?"""
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return True
 
 
 def repair_partial_json(text: str) -> dict[str, Any] | None:

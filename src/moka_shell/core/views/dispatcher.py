@@ -221,7 +221,7 @@ class Dispatcher:
         version = requested if requested in SUPPORTED_VERSIONS else PROTOCOL_VERSION
         if view.app_capabilities.get("tools"):
             asyncio.get_running_loop().call_later(0.05, lambda: asyncio.ensure_future(self._refresh_app_tools(view)))
-        caps = host_capabilities(sampling=self._sampling_ready(), policy=view.policy)
+        caps = host_capabilities(sampling=self._sampling_ready(), policy=view.policy, images=self._takes_images())
         return {"protocolVersion": version, "hostInfo": host_info(),
                 "hostCapabilities": self.host.profile.advertise(caps) if self.host.profile else caps,
                 "hostContext": self.host.host_context(view)}
@@ -338,6 +338,10 @@ class Dispatcher:
 
     def _sampling_ready(self) -> bool:
         return self.host.chat is not None and self.host.chat.backend_configured()
+
+    def _takes_images(self) -> bool:
+        """Does the selected model backend take images (what a view's images would reach)?"""
+        return self._sampling_ready() and "image" in self.host.chat.accepts_media()  # type: ignore[union-attr]
 
     async def _sampling(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
         if not self._sampling_ready():

@@ -20,17 +20,23 @@ def host_info() -> dict[str, str]:
     return {"name": "moka", "version": __version__}
 
 
-def host_capabilities(*, sampling: bool, policy: Any) -> dict[str, Any]:
-    """What Moka implements for views; ``policy`` is the view's ViewPolicy."""
+def host_capabilities(*, sampling: bool, policy: Any, images: bool = True) -> dict[str, Any]:
+    """What Moka implements for views; ``policy`` is the view's ViewPolicy.
+
+    ``images``: the model backend takes images, so a view's images reach it (otherwise a view is
+    not told it may send them: they would arrive as a line of text).
+    """
+    content: dict[str, Any] = {"text": {}, "resource": {}, "resourceLink": {}, "structuredContent": {}}
+    if images:
+        content["image"] = {}
     caps: dict[str, Any] = {
         "openLinks": {},
         "serverTools": {"listChanged": True},
         "serverResources": {"listChanged": True},
         "logging": {},
         "downloadFile": {},
-        "message": {"text": {}, "image": {}, "resource": {}, "resourceLink": {}, "structuredContent": {}},
-        "updateModelContext": {"text": {}, "image": {}, "resource": {}, "resourceLink": {},
-                               "structuredContent": {}},
+        "message": dict(content),
+        "updateModelContext": dict(content),
         "sandbox": {},
     }
     if policy.approved:

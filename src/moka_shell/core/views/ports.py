@@ -28,6 +28,10 @@ class ChatPort(Protocol):
         """Can a model be asked right now (for sampling)?"""
         ...
 
+    def accepts_media(self) -> frozenset[str]:
+        """The media kinds (``image``…) the selected backend takes."""
+        ...
+
     async def sample(self, params: dict[str, Any]) -> dict[str, Any]:
         """``sampling/createMessage`` with the current backend."""
         ...
