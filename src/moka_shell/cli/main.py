@@ -93,6 +93,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "m365-copilot, minimal, moka; repeatable; 'all' prints a tool x profile matrix)")
     k.add_argument("--screenshot", metavar="DIR", help="save a PNG of each settled view, light and dark")
     k.add_argument("--junit", metavar="FILE", help="write JUnit XML (one test case per tool x profile)")
+    k.add_argument("--record", metavar="FILE", help="with --tool: save the view's session as a recording "
+                                                    "(play it back with `moka replay FILE`)")
+    k.add_argument("--no-storage", action="store_true",
+                   help="give views no localStorage/sessionStorage, as hosts without Moka's storage do")
     k.set_defaults(func=run.check)
 
     ch = sub.add_parser("chat", help="run one chat turn headless and print the transcript")

@@ -46,6 +46,8 @@ def check(args: argparse.Namespace) -> int:
     from moka_shell.shells.check_junit import write_junit
 
     tool_args = None
+    if args.record and not args.tool:
+        raise UsageError("--record needs --tool (a recording holds one view)")
     if args.args is not None:
         if not args.tool:
             raise UsageError("--args needs --tool")
@@ -56,7 +58,8 @@ def check(args: argparse.Namespace) -> int:
     if args.settle < 0 or args.timeout <= 0:
         raise UsageError("--settle must be 0 or more and --timeout more than 0")
     options = CheckOptions(tool=args.tool, tool_args=tool_args, timeout=args.timeout, settle=min(args.settle, args.timeout),
-                           engine=args.engine, profiles=args.profile, screenshot_dir=args.screenshot)
+                           engine=args.engine, profiles=args.profile, screenshot_dir=args.screenshot,
+                           record=args.record, no_storage=args.no_storage)
     report = run_check(paths_of(args), args.server, options)
     if args.junit:
         write_junit(report, args.junit)

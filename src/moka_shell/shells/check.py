@@ -17,6 +17,7 @@ from moka_shell.core.views.view import View, notification
 from moka_shell.errors import MokaError, ServerUnavailableError, UnknownServerError, UsageError
 from moka_shell.inspector import EventFilter
 from moka_shell.paths import Paths
+from moka_shell.shells import check_storage
 from moka_shell.shells.check_engines import ChromiumEngine, Engine, pick_engine
 from moka_shell.shells.check_profiles import ProfileSpec, resolve
 from moka_shell.shells.check_report import CheckReport, ViewReport
@@ -37,6 +38,8 @@ class CheckOptions:
     engine: str = "auto"
     profiles: list[str] | None = None  # names, "all", or None for moka
     screenshot_dir: str | None = None
+    record: str | None = None  # write the view's session here (shells/replay.py reads it back)
+    no_storage: bool = False  # views get no storage, as in hosts without Moka's (shells/check_storage.py)
 
 
 def example_arguments(schema: dict[str, Any]) -> dict[str, Any]:
@@ -85,6 +88,7 @@ class Checker:
         app = self.core.app
         assert app is not None
         app.subscribe(self._on_event)
+        check_storage.prepare(app, self.options.no_storage)
         if self.server not in app.config.mcp_servers:
             raise UnknownServerError(self.server, sorted(app.config.mcp_servers))
         self.core.submit(app.servers.wait_ready([self.server], timeout=self.timeout + 10)).result()
@@ -157,6 +161,11 @@ class Checker:
             consent, self._consent = self._consent or [], None
         collect(vr, view, events, wall0=self._wall0, timeout=self.timeout, watched=watched, probe=probe,
                 profile=spec.profile, consent=consent, engine=engine.name)
+        check_storage.report(app, view, vr, self.options.no_storage)
+        if self.options.record:
+            from moka_shell.shells.replay import write_recording
+
+            write_recording(app, view, self.options.record)
         self.core.submit(app.view_host.close(view, "check finished")).result(10)
         return vr
 

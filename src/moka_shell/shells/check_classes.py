@@ -37,8 +37,9 @@ FIXES: dict[str, str] = {
                    "it clip or hide a view that never sends it.",
     "missing-host-context": "Treat every hostContext field as optional: a host may leave it out (the profile "
                             "above does).",
-    "storage": "Views run in an opaque origin, where localStorage, IndexedDB and cookies throw SecurityError: "
-               "guard storage in try/catch and keep state on the server or in _meta.viewUUID-keyed state.",
+    "storage": "Views run in an opaque origin, where IndexedDB, caches and cookies throw SecurityError (and "
+               "localStorage/sessionStorage too on hosts without Moka's storage, as --no-storage shows): guard "
+               "storage in try/catch; keep state in localStorage under _meta.viewUUID, or on the server.",
     "request-refused": "Check hostCapabilities before calling and degrade gracefully when the host says no.",
     "would-ask-person": "A person would be asked here; `moka check` answers no. Make sure the view handles "
                         "the denial (an isError result or a JSON-RPC error).",

@@ -6,6 +6,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from moka_shell.shells.check_storage import line as storage_line
+
 # Timings worth printing, in the order they happen.
 _STEPS = [("proxy_ready", "proxy ready"), ("document", "document served"), ("initialize", "ui/initialize"),
           ("initialized", "initialized"), ("input_sent", "tool-input"), ("result_sent", "tool-result")]
@@ -37,6 +39,7 @@ class ViewReport:
     app_tools: list[str] = field(default_factory=list)
     screenshots: dict[str, str] = field(default_factory=dict)  # scheme → PNG path
     engine_lacks: list[str] = field(default_factory=list)  # options this engine could not honour
+    storage: dict[str, Any] = field(default_factory=dict)  # {provided, used, denied} (shells/check_storage.py)
 
     def fail(self, reason: str) -> None:
         """Mark the view failed (the first reason wins)."""
@@ -139,6 +142,8 @@ def _view_lines(v: ViewReport, *, with_profile: bool) -> list[str]:
         lines.append(f"      app: {v.app_info.get('name', '?')} {v.app_info.get('version', '')}")
     if v.app_tools:
         lines.append(f"      tools the view offers: {', '.join(v.app_tools)}")
+    if v.storage and (used := storage_line(v.storage)):
+        lines.append(f"      {used}")
     steps = [f"{label} {v.timings_ms[k]:.0f} ms" for k, label in _STEPS if k in v.timings_ms]
     if steps:
         lines.append("      " + " · ".join(steps))

@@ -177,6 +177,17 @@ class ReplayReport:
         return "\n".join(lines)
 
 
+def write_recording(app: Any, view: View, path: str) -> None:
+    """Save ``view``'s session as a recording (``moka check --record FILE``)."""
+    from moka_shell.core.views.recording import build_recording
+
+    rec = build_recording(app.view_host, view)
+    try:
+        Path(path).write_text(json.dumps(rec, indent=1), encoding="utf-8")
+    except OSError as exc:
+        raise RecordingError(f"can't write the recording {path}: {exc.strerror or exc}") from exc
+
+
 def _core() -> tuple[CoreThread, tempfile.TemporaryDirectory[str]]:
     tmp = tempfile.TemporaryDirectory(prefix="moka-replay-")
     paths = Paths(Path(tmp.name) / "config.json", Path(tmp.name) / "data")
