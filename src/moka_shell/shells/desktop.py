@@ -29,7 +29,6 @@ from moka_shell.shells.core_thread import CoreThread
 from moka_shell.shells.desktop_commands import DesktopCommands
 from moka_shell.shells.desktop_menu import build_menu
 from moka_shell.shells.desktop_sandbox import harden_qt, new_window_router
-from moka_shell.shells.desktop_sandbox import harden_qt, new_window_router
 from moka_shell.shells.qt_env import prepare_qt_environment
 from moka_shell.shells.skeleton import saved_mode, skeleton_html
 
@@ -85,8 +84,6 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
 
     actions = DesktopActions()
     core = CoreThread(paths, mode="desktop", actions=actions)
-    # New windows only past consent, and no WebRTC in any frame (findings S3, S4; desktop_sandbox.py).
-    harden_qt(new_window_router(core.submit, lambda: core.app, actions.open_link))
     # New windows only past consent, and no WebRTC in any frame (findings S3, S4; desktop_sandbox.py).
     harden_qt(new_window_router(core.submit, lambda: core.app, actions.open_link))
     state = WindowState(paths.state_file)
