@@ -44,7 +44,11 @@ let els = {};
 const filters = { channel: "", server: "", view: "", method: "", text: "" };
 // "pairs": one row per request with its response folded in; "events": every message as it came.
 const MODE_KEY = "moka.inspector.mode";
-let mode = localStorage.getItem(MODE_KEY) === "events" ? "events" : "pairs";
+// Remembered in the page's own storage where there is one: WebKitGTK's private mode has none
+// (reading it throws), and a throw here would stop the whole page from loading.
+const remembered = { get() { try { return localStorage.getItem(MODE_KEY); } catch { return null; } },
+  set(value) { try { localStorage.setItem(MODE_KEY, value); } catch { /* this run only */ } } };
+let mode = remembered.get() === "events" ? "events" : "pairs";
 const ex = new Exchanges();
 const list = () => (mode === "pairs" ? ex.rows : shown);
 let serverInfo = new Map(); // name → servers.list entry, for "Copy as curl"
@@ -271,7 +275,7 @@ function setMode(next) {
   if (next === mode) return;
   const keep = selected;
   mode = next;
-  localStorage.setItem(MODE_KEY, mode);
+  remembered.set(mode);
   for (const input of els.mode.querySelectorAll("input")) input.checked = input.value === mode;
   // A selected response folds into its request's row in the exchange view.
   if (mode === "pairs" && keep?.reply_to != null && ex.requests.has(keep.reply_to)) selected = ex.requests.get(keep.reply_to);
