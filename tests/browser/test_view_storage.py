@@ -228,8 +228,8 @@ def three_page_pdf(path: Path) -> Path:
 def test_official_pdf_viewer_gets_its_viewuuid_state_back_on_reopen(moka_factory: Any, tmp_path: Path) -> None:
     """@modelcontextprotocol/server-pdf keeps the page per viewUUID in localStorage; after a reopen it reads it back.
 
-    Its PDF.js worker is a data: script, which the view's CSP refuses, so the document itself does not
-    render in Moka (a separate finding); the page number is therefore saved here the way the viewer's
+    The viewer renders the document (its PDF.js worker module is a data: script, which the view CSP
+    allows since it adds no network path); the page number is saved here the way the viewer's
     saveCurrentPage() saves it, and the viewer's own restore code reads it on the reopened view.
     """
     pdf_bin = npm_stdio("mcp-pdf-server")
@@ -251,6 +251,7 @@ def test_official_pdf_viewer_gets_its_viewuuid_state_back_on_reopen(moka_factory
         uuid = view.result["_meta"]["viewUUID"]
         moka.wait(lambda: any(f"loadSavedPage: key= {uuid}" in line for line in moka.console), what="the viewer's read")
         assert any("loadSavedPage: saved value= null" in line for line in moka.console)
+        moka.wait(lambda: any("PDF document ready, 3 pages" in line for line in moka.console), what="the PDF rendered")
         moka.frame(view.id).evaluate("(u) => localStorage.setItem(u, '2')", uuid)
         moka.wait(lambda: stored(moka, "pdf")["localItems"] >= 1, what="the page number stored")
         before = len(moka.console)

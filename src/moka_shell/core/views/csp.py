@@ -67,14 +67,16 @@ def build_policy(ui_meta: dict[str, Any] | None, *, report_uri: str | None = Non
     directives = [
         "default-src 'none'",
         # Inline script is how single-file apps ship; eval only when the person allowed it for the server.
-        "script-src " + join(self_inline, "'unsafe-eval'" if allow_eval else "", res),
+        # data: and blob: scripts are code the document already holds (PDF.js loads its worker module
+        # from a data: URL): no more than 'unsafe-inline' allows, and no network path.
+        "script-src " + join(self_inline, "data: blob:", "'unsafe-eval'" if allow_eval else "", res),
         "style-src " + join(self_inline, res),
         "img-src " + join("'self' data: blob:", res),
         "font-src " + join("'self' data:", res),
         "media-src " + join("'self' data: blob:", res),
         # No 'self': the sandbox origin has nothing for a view to talk to.
         "connect-src " + (conn or none),
-        "worker-src 'self' blob:",
+        "worker-src 'self' blob: data:",
         "frame-src " + (" ".join(approved["frameDomains"]) or none),
         "object-src 'none'",
         "base-uri " + (" ".join(approved["baseUriDomains"]) or none),
