@@ -229,8 +229,8 @@ def test_official_pdf_viewer_gets_its_viewuuid_state_back_on_reopen(moka_factory
     """@modelcontextprotocol/server-pdf keeps the page per viewUUID in localStorage; after a reopen it reads it back.
 
     The viewer renders the document (its PDF.js worker module is a data: script, which the view CSP
-    allows since it adds no network path); the page number is saved here the way the viewer's
-    saveCurrentPage() saves it, and the viewer's own restore code reads it on the reopened view.
+    allows since it adds no network path); the person turns to page 2 with the viewer's own Next
+    button, the viewer saves the page itself, and its restore code reads it on the reopened view.
     """
     pdf_bin = npm_stdio("mcp-pdf-server")
     pdf = three_page_pdf(tmp_path / "three.pdf")
@@ -252,7 +252,10 @@ def test_official_pdf_viewer_gets_its_viewuuid_state_back_on_reopen(moka_factory
         moka.wait(lambda: any(f"loadSavedPage: key= {uuid}" in line for line in moka.console), what="the viewer's read")
         assert any("loadSavedPage: saved value= null" in line for line in moka.console)
         moka.wait(lambda: any("PDF document ready, 3 pages" in line for line in moka.console), what="the PDF rendered")
-        moka.frame(view.id).evaluate("(u) => localStorage.setItem(u, '2')", uuid)
+        frame = moka.frame(view.id)
+        frame.locator("#next-btn").click()
+        moka.wait(lambda: frame.evaluate("(u) => localStorage.getItem(u)", uuid) is not None, what="the viewer saving its page")
+        assert frame.evaluate("(u) => localStorage.getItem(u)", uuid) == "2"
         moka.wait(lambda: stored(moka, "pdf")["localItems"] >= 1, what="the page number stored")
         before = len(moka.console)
         moka.call("view.close", {"viewId": view.id})
