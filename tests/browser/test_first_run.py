@@ -27,3 +27,12 @@ def test_first_run_steps_and_their_buttons(moka_factory: Any, monkeypatch: Any) 
     moka.wait(lambda: not page.locator("#screen-settings").is_hidden(), what="Settings")
     moka.wait(lambda: moka.app.config.agent.backend == "openai", what="the OpenAI backend chosen")
     page.locator("#settings-key").wait_for(timeout=10000)
+
+
+def test_settings_without_a_backend_says_what_to_do_here(moka_factory: Any) -> None:
+    moka = moka_factory({})
+    page = moka.open("settings")
+    note = page.locator("#settings-no-backend")
+    note.wait_for(timeout=15000)
+    text = note.inner_text()
+    assert "Pick a backend above" in text and "`" not in text and "open Settings" not in text

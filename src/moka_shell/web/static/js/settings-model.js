@@ -151,7 +151,10 @@ export function modelRows(s, testStatus) {
     parts.push(baseUrlRow(current, testStatus), modelRow(current, agent));
     if (current.acceptsKey) parts.push(keyRow(current));
   } else if (s.noBackendHelp) {
-    parts.push(h("div", { class: "notice" }, icon("info", { size: 16 }), h("p", { class: "notice-text", text: s.noBackendHelp })));
+    // The core's help text is for the CLI (backticks, "open Settings"); here the person is in Settings.
+    const local = backends.filter((b) => b.available).map((b) => b.name);
+    parts.push(h("div", { class: "notice", id: "settings-no-backend" }, icon("info", { size: 16 }), h("p", { class: "notice-text",
+      text: `Pick a backend above to chat. A local one (Ollama, LM Studio) needs no key; a hosted one asks for its key here.${local.length ? ` Running on this computer now: ${local.join(", ")}.` : ""}` })));
   }
   return parts;
 }
