@@ -55,15 +55,28 @@ export function setText(msg, text) {
     return;
   }
   if (msg.frame) return;
-  // Streaming: re-render at most once per frame however fast deltas arrive.
+  // A delta after a quiet spell is written at once: waiting for the next animation frame added up
+  // to a frame (16.7 ms at 60 Hz) to every word (issue 19). Only a fast run of deltas, closer
+  // together than a frame, is batched into one render per frame.
+  if (performance.now() - (msg.renderedAt || 0) >= FRAME_MS) {
+    renderBody(msg);
+    return;
+  }
   msg.frame = requestAnimationFrame(() => {
     msg.frame = 0;
-    clear(msg.body).append(renderMarkdown(msg.text));
-    if (msg.streaming && msg.text) msg.body.append(h("span", { class: "caret", "aria-hidden": "true" }));
-    // Before the first word arrives, show that the model is working.
-    if (msg.streaming && !msg.text) msg.body.append(h("span", { class: "typing", role: "status", "aria-label": "The model is thinking" }, h("i"), h("i"), h("i")));
-    follow();
+    renderBody(msg);
   });
+}
+
+const FRAME_MS = 16;
+
+function renderBody(msg) {
+  msg.renderedAt = performance.now();
+  clear(msg.body).append(renderMarkdown(msg.text));
+  if (msg.streaming && msg.text) msg.body.append(h("span", { class: "caret", "aria-hidden": "true" }));
+  // Before the first word arrives, show that the model is working.
+  if (msg.streaming && !msg.text) msg.body.append(h("span", { class: "typing", role: "status", "aria-label": "The model is thinking" }, h("i"), h("i"), h("i")));
+  follow();
 }
 
 /** The files that went with a message; stored images are fetched once to show their thumbnails. */
