@@ -6,9 +6,7 @@ import random
 from collections import deque
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Literal
-
-from pydantic import BaseModel
+from typing import Literal, TypedDict
 
 MIN_SIDES, MAX_SIDES = 2, 100
 MIN_COUNT, MAX_COUNT = 1, 20
@@ -17,7 +15,11 @@ HISTORY_LIMIT = 20
 Source = Literal["model", "app"]
 
 
-class DiceRoll(BaseModel):
+# Plain dicts, not pydantic models: the stdio demo server runs on the standard library alone
+# (docs/performance.md §11). Their JSON Schemas live in `catalog.py`.
+
+
+class DiceRoll(TypedDict):
     """One roll of `count` dice with `sides` faces each."""
 
     sides: int
@@ -33,7 +35,7 @@ class HistoryEntry(DiceRoll):
     at: str
 
 
-class DiceHistory(BaseModel):
+class DiceHistory(TypedDict):
     """The most recent rolls of this server process, oldest first."""
 
     entries: list[HistoryEntry]
@@ -59,13 +61,13 @@ def roll(sides: int, count: int, rng: random.Random | None = None) -> DiceRoll:
     validate(sides, count)
     source = rng or random.SystemRandom()
     rolls = [source.randint(1, sides) for _ in range(count)]
-    return DiceRoll(sides=sides, count=count, rolls=rolls, total=sum(rolls))
+    return {"sides": sides, "count": count, "rolls": rolls, "total": sum(rolls)}
 
 
 def describe(result: DiceRoll) -> str:
     """A sentence a model can read on its own, e.g. "Rolled 3d6: 4, 2, 6 (total 12)"."""
-    values = ", ".join(str(value) for value in result.rolls)
-    return f"Rolled {result.count}d{result.sides}: {values} (total {result.total})"
+    values = ", ".join(str(value) for value in result["rolls"])
+    return f"Rolled {result['count']}d{result['sides']}: {values} (total {result['total']})"
 
 
 class RollLog:
@@ -77,13 +79,13 @@ class RollLog:
     def record(self, result: DiceRoll, source: Source) -> HistoryEntry:
         """Remember a roll and return the stored entry."""
         stamp = datetime.now(UTC).isoformat(timespec="seconds")
-        entry = HistoryEntry(**result.model_dump(), source=source, at=stamp)
+        entry: HistoryEntry = {**result, "source": source, "at": stamp}
         self._entries.append(entry)
         return entry
 
     def snapshot(self) -> DiceHistory:
         """The remembered rolls, oldest first."""
-        return DiceHistory(entries=list(self._entries))
+        return {"entries": list(self._entries)}
 
 
 def summarize(entries: Iterable[HistoryEntry]) -> str:
@@ -91,12 +93,12 @@ def summarize(entries: Iterable[HistoryEntry]) -> str:
     items = list(entries)
     if not items:
         return "No dice have been rolled yet in this session."
-    dice = sum(item.count for item in items)
-    best = max(items, key=lambda item: item.total)
-    by_app = sum(1 for item in items if item.source == "app")
+    dice = sum(item["count"] for item in items)
+    best = max(items, key=lambda item: item["total"])
+    by_app = sum(1 for item in items if item["source"] == "app")
     lines = [
         f"{len(items)} roll(s) so far ({by_app} from the dice view), {dice} dice in all.",
-        f"Highest total: {best.total} on {best.count}d{best.sides}.",
+        f"Highest total: {best['total']} on {best['count']}d{best['sides']}.",
         "Most recent: " + "; ".join(describe(item) for item in items[-3:]) + ".",
     ]
     return "\n".join(lines)
