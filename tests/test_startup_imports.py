@@ -18,6 +18,24 @@ def test_the_cli_and_the_desktop_shell_load_without_the_sdk() -> None:
     assert "mcp" not in loaded and "moka_shell.core.app" not in loaded, sorted(m for m in loaded if "mcp" in m)
 
 
+def test_building_the_parser_loads_no_command_and_no_config_models() -> None:
+    # `moka` with no command parses its arguments before the window opens: the commands' modules,
+    # the pydantic config models and the inspector load when a command runs, not with the parser.
+    loaded = imports_after("from moka_shell.cli.main import build_parser\nbuild_parser().parse_args([])\n"
+                           "import moka_shell.cli.run, moka_shell.shells.desktop")
+    heavy = {"pydantic", "moka_shell.config", "moka_shell.cli.commands", "moka_shell.inspector"}
+    assert not heavy & loaded, sorted(heavy & loaded)
+
+
+def test_a_command_still_runs_through_its_lazily_loaded_module(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    config = tmp_path / "config.json"
+    config.write_text('{"mcpServers": {}}', encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "moka_shell", "--config", str(config), "--data-dir", str(tmp_path / "d"),
+                          "servers", "list", "--json"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
 def test_the_sign_in_timeout_is_defined_once_in_spirit() -> None:
     from moka_shell.cli import servers_auth
     from moka_shell.core.mcp import oauth

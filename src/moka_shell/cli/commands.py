@@ -16,14 +16,10 @@ from moka_shell.config import ConfigFile, ServerConfig
 from moka_shell.config_import import import_config_file
 from moka_shell.errors import ServerExistsError, ServerUnavailableError, UsageError
 from moka_shell.inspector import EventFilter, follow_log, read_tail
-from moka_shell.paths import Paths, resolve_paths
+from moka_shell.cli.run import paths_of
+from moka_shell.paths import Paths
 
 T = TypeVar("T")
-
-
-def paths_of(args: argparse.Namespace) -> Paths:
-    """The config and data paths for this invocation."""
-    return resolve_paths(args.config, args.data_dir)
 
 
 @asynccontextmanager

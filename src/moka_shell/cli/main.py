@@ -6,6 +6,7 @@ Exit codes: 0 ok, 1 failure, 2 usage.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -14,6 +15,20 @@ from moka_shell import __version__
 from moka_shell.errors import MokaError, UsageError
 
 Command = Callable[[argparse.Namespace], int]
+
+
+def _later(module: str, name: str) -> Command:
+    """``moka_shell.cli.<module>.<name>``, imported when the command runs, not when the parser is built.
+
+    Building the parser must stay cheap: ``moka`` with no command opens the desktop window, and
+    the commands' modules (the pydantic config models, the inspector) would delay it.
+    """
+
+    def command(args: argparse.Namespace) -> int:
+        return int(getattr(importlib.import_module(f"moka_shell.cli.{module}"), name)(args) or 0)
+
+    command.__name__ = command.__qualname__ = name
+    return command
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,26 +42,26 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command-line surface (see the architecture's CLI contract)."""
-    from moka_shell.cli import commands, replay, run, servers_auth
+    from moka_shell.cli import replay, servers_auth
 
     p = _Parser(prog="moka", description="Moka: a desktop host for MCP Apps, with a chat for any model.")
     p.add_argument("--version", action="version", version=f"moka {__version__}")
     p.add_argument("--config", metavar="FILE", help="config file (default: platform config dir; env MOKA_CONFIG)")
     p.add_argument("--data-dir", metavar="DIR", help="data directory (default: platform data dir; env MOKA_DATA_DIR)")
-    p.set_defaults(func=run.desktop)
+    p.set_defaults(func=_later("run", "desktop"))
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     s = sub.add_parser("serve", help="browser mode on 127.0.0.1 with a per-run token")
     s.add_argument("--port", type=int, default=0, help="host port (default: a random free port)")
     s.add_argument("--open", action="store_true", help="open the URL in the default browser")
-    s.set_defaults(func=run.serve)
+    s.set_defaults(func=_later("run", "serve"))
 
     srv = sub.add_parser("servers", help="list, add, remove or import MCP servers")
     ssub = srv.add_subparsers(dest="servers_command", metavar="ACTION", parser_class=_Parser, required=True)
     sl = ssub.add_parser("list", help="configured servers (with --check: connect and show status)")
     sl.add_argument("--json", action="store_true")
     sl.add_argument("--check", action="store_true", help="connect to each server and report its status")
-    sl.set_defaults(func=commands.servers_list)
+    sl.set_defaults(func=_later("commands", "servers_list"))
     sa = ssub.add_parser("add", help="add a server: NAME [--env K=V] -- COMMAND ARGS..., or NAME --url URL",
                          usage="moka servers add NAME [--env K=V] [--cwd DIR] -- COMMAND ARGS...\n"
                                "       moka servers add NAME --url URL [--header K=V]")
@@ -57,26 +72,26 @@ def build_parser() -> argparse.ArgumentParser:
     sa.add_argument("--cwd")
     sa.add_argument("--type", help="a plugin transport id")
     sa.add_argument("--replace", action="store_true", help="replace a server of the same name")
-    sa.set_defaults(func=commands.servers_add, argv=[])
+    sa.set_defaults(func=_later("commands", "servers_add"), argv=[])
     sr = ssub.add_parser("remove", help="remove a server")
     sr.add_argument("name")
-    sr.set_defaults(func=commands.servers_remove)
+    sr.set_defaults(func=_later("commands", "servers_remove"))
     si = ssub.add_parser("import", help="import servers from a Claude Desktop, Cursor or VS Code config file")
     si.add_argument("path")
-    si.set_defaults(func=commands.servers_import)
+    si.set_defaults(func=_later("commands", "servers_import"))
     servers_auth.add_parsers(ssub)  # login, logout
 
     t = sub.add_parser("tools", help="list tools (visibility and UI resource shown)")
     t.add_argument("server", nargs="?")
     t.add_argument("--json", action="store_true")
-    t.set_defaults(func=commands.tools)
+    t.set_defaults(func=_later("commands", "tools"))
 
     c = sub.add_parser("call", help="call a tool and print its result")
     c.add_argument("server")
     c.add_argument("tool")
     c.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments")
     c.add_argument("--json", action="store_true")
-    c.set_defaults(func=commands.call)
+    c.set_defaults(func=_later("commands", "call"))
 
     k = sub.add_parser("check", help="render a server's UI tools headless and report on each view")
     k.add_argument("server")
@@ -97,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                     "(play it back with `moka replay FILE`)")
     k.add_argument("--no-storage", action="store_true",
                    help="give views no localStorage/sessionStorage, as hosts without Moka's storage do")
-    k.set_defaults(func=run.check)
+    k.set_defaults(func=_later("run", "check"))
 
     ch = sub.add_parser("chat", help="run one chat turn headless and print the transcript")
     ch.add_argument("message")
@@ -108,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="which tool calls may run with nobody to approve them (default: read-only tools); "
                          "a call that needs approval fails at once")
     ch.add_argument("--json", action="store_true")
-    ch.set_defaults(func=run.chat)
+    ch.set_defaults(func=_later("run", "chat"))
 
     i = sub.add_parser("inspect", help="print the inspector log")
     i.add_argument("--follow", "-f", action="store_true")
@@ -116,22 +131,22 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--server")
     i.add_argument("--limit", type=int, default=200, help="last N events (default 200)")
     i.add_argument("--json", action="store_true")
-    i.set_defaults(func=commands.inspect)
+    i.set_defaults(func=_later("commands", "inspect"))
 
     pl = sub.add_parser("plugins", help="list plugins: name, version, built-in or installed, hooks")
     pl.add_argument("--json", action="store_true")
-    pl.set_defaults(func=commands.plugins)
+    pl.set_defaults(func=_later("commands", "plugins"))
 
     ky = sub.add_parser("keys", help="store or remove a model backend's API key in the OS keyring")
     ky.add_argument("action", choices=["set", "delete", "path"])
     ky.add_argument("backend", nargs="?")
-    ky.set_defaults(func=commands.keys)
+    ky.set_defaults(func=_later("commands", "keys"))
 
     replay.add_parser(sub)  # moka replay FILE [--check]
 
     d = sub.add_parser("demo-server")  # no help: unlisted (how Moka starts its bundled demo server)
     d.add_argument("rest", nargs=argparse.REMAINDER)
-    d.set_defaults(func=commands.demo_server)
+    d.set_defaults(func=_later("commands", "demo_server"))
     return p
 
 

@@ -7,9 +7,14 @@ import asyncio
 import json
 import sys
 
-from moka_shell.cli.commands import paths_of
 from moka_shell.errors import UsageError
+from moka_shell.paths import Paths, resolve_paths
 from moka_shell.shells.core_thread import has_display
+
+
+def paths_of(args: argparse.Namespace) -> Paths:
+    """The config and data paths for this invocation."""
+    return resolve_paths(args.config, args.data_dir)
 
 
 def serve(args: argparse.Namespace, *, announce: str | None = None) -> int:

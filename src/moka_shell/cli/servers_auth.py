@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import argparse
 import webbrowser
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from moka_shell.cli.commands import paths_of, run
-from moka_shell.config import ConfigFile, ServerConfig
+from moka_shell.cli.run import paths_of
 from moka_shell.errors import UnknownServerError, UsageError
 
-# The OAuth modules import the MCP SDK (seconds on a busy machine): loaded by the commands that
-# sign in or out, not by every `moka` start (the desktop window would wait for them).
+if TYPE_CHECKING:
+    from moka_shell.config import ServerConfig
+
+# The OAuth modules import the MCP SDK (seconds on a busy machine), and the config the pydantic
+# models: loaded by the commands that sign in or out, not by every `moka` start (the parser is
+# built before the desktop window opens, which would wait for them).
 SIGN_IN_TIMEOUT = 300.0  # seconds; the default of --timeout (core.mcp.oauth keeps its own default)
 
 
@@ -31,6 +34,7 @@ def add_parsers(ssub: Any) -> None:
 
 
 def _oauth_server(args: argparse.Namespace) -> ServerConfig:
+    from moka_shell.config import ConfigFile
     from moka_shell.core.mcp.oauth import uses_oauth
     from moka_shell.core.mcp.oauth_store import use_data_dir
 
@@ -50,6 +54,7 @@ def _oauth_server(args: argparse.Namespace) -> ServerConfig:
 
 def servers_login(args: argparse.Namespace) -> int:
     """Sign in: print (and open) the authorization URL, wait for the redirect, keep the tokens."""
+    from moka_shell.cli.commands import run
     from moka_shell.core.mcp.oauth_login import sign_in
 
     server = _oauth_server(args)
@@ -71,6 +76,7 @@ def servers_login(args: argparse.Namespace) -> int:
 
 def servers_logout(args: argparse.Namespace) -> int:
     """Forget the server's tokens (revoking them at the server when it offers that)."""
+    from moka_shell.cli.commands import run
     from moka_shell.core.mcp.oauth_login import sign_out
 
     server = _oauth_server(args)
