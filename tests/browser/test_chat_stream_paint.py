@@ -38,9 +38,9 @@ def assistant_text(page: Any) -> str:
 
 
 def test_a_delta_after_a_quiet_spell_is_in_the_dom_without_an_animation_frame(moka_factory) -> None:  # type: ignore[no-untyped-def]
-    """Two deltas a second apart, frames held: both words are in the DOM as they arrive."""
+    """Two deltas, each after a second of quiet, frames held: both words are in the DOM as they arrive."""
     with FakeOpenAIServer() as srv:
-        srv.enqueue([Text("First"), Text(" second", delay=1.0)])
+        srv.enqueue([Text("First", delay=1.0), Text(" second", delay=1.0)])
         moka: Moka = moka_factory({}, agent={"backend": "ollama", "model": "fake-model", "baseUrls": {"ollama": srv.base_url}})
         moka.page.add_init_script(HOLD_FRAMES)
         page = moka.open("chat")
@@ -51,3 +51,32 @@ def test_a_delta_after_a_quiet_spell_is_in_the_dom_without_an_animation_frame(mo
         # The held frames still do their work once they run (the caret, following the reply).
         page.evaluate("window.__flushFrames()")
         assert "First second" in assistant_text(page)
+
+
+# Notes, each time the reply's text changes, how many animations the page is running right then.
+COUNT_ANIMATIONS = """(() => {
+  window.__animsAtWrite = [];
+  new MutationObserver(() => {
+    const msgs = document.querySelectorAll('.msg[data-role="assistant"]');
+    if (msgs.length && msgs[msgs.length - 1].textContent.includes("One"))
+      window.__animsAtWrite.push(document.getAnimations().length);
+  }).observe(document.body, { childList: true, subtree: true, characterData: true });
+})();"""
+
+
+def test_the_caret_stands_still_while_words_stream_and_blinks_in_a_pause(moka_factory) -> None:  # type: ignore[no-untyped-def]
+    """A blinking caret made the page draw on every display tick, so each word waited for one:
+    no animation runs when a word is written; the caret blinks once the reply pauses."""
+    with FakeOpenAIServer() as srv:
+        srv.enqueue([Text("One", delay=0.5), Text(" two", delay=0.05), Text(" three", delay=4.0)])
+        moka: Moka = moka_factory({}, agent={"backend": "ollama", "model": "fake-model", "baseUrls": {"ollama": srv.base_url}})
+        page = moka.open("chat")
+        page.evaluate(COUNT_ANIMATIONS)
+        page.fill("#composer", "count")
+        page.keyboard.press("Enter")
+        moka.wait(lambda: "One two" in assistant_text(page), timeout=20, what="the first words")
+        moka.wait(lambda: page.evaluate("document.getAnimations().length") > 0, timeout=10, what="the caret blinking in the pause")
+        assert page.evaluate("document.querySelector('.msg.is-paused .caret') !== null")
+        moka.wait(lambda: "One two three" in assistant_text(page), timeout=20, what="the last word")
+        counts = page.evaluate("window.__animsAtWrite")
+        assert counts and all(n == 0 for n in counts), counts

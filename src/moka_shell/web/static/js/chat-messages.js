@@ -70,8 +70,14 @@ export function setText(msg, text) {
 
 const FRAME_MS = 16;
 
+const PAUSE_MS = 600;
+
 function renderBody(msg) {
   msg.renderedAt = performance.now();
+  // The caret's blink is an animation on every frame; it only starts once the words stop coming.
+  clearTimeout(msg.pauseTimer);
+  msg.el.classList.remove("is-paused");
+  if (msg.streaming) msg.pauseTimer = setTimeout(() => msg.el.classList.add("is-paused"), PAUSE_MS);
   clear(msg.body).append(renderMarkdown(msg.text));
   if (msg.streaming && msg.text) msg.body.append(h("span", { class: "caret", "aria-hidden": "true" }));
   // Before the first word arrives, show that the model is working.
