@@ -18,12 +18,13 @@ def test_the_cli_and_the_desktop_shell_load_without_the_sdk() -> None:
     assert "mcp" not in loaded and "moka_shell.core.app" not in loaded, sorted(m for m in loaded if "mcp" in m)
 
 
-def test_building_the_parser_loads_no_command_and_no_config_models() -> None:
+def test_building_the_parser_loads_no_command_no_plugin_machinery_and_no_config_models() -> None:
     # `moka` with no command parses its arguments before the window opens: the commands' modules,
-    # the pydantic config models and the inspector load when a command runs, not with the parser.
+    # the plugin machinery (pluggy), the pydantic config models and the inspector load on the core
+    # thread or when a command runs, not with the parser on the way to the window.
     loaded = imports_after("from moka_shell.cli.main import build_parser\nbuild_parser().parse_args([])\n"
                            "import moka_shell.cli.run, moka_shell.shells.desktop")
-    heavy = {"pydantic", "moka_shell.config", "moka_shell.cli.commands", "moka_shell.inspector"}
+    heavy = {"pydantic", "pluggy", "moka_shell.config", "moka_shell.cli.commands", "moka_shell.inspector"}
     assert not heavy & loaded, sorted(heavy & loaded)
 
 

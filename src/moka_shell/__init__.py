@@ -1,8 +1,8 @@
 """Moka: an Electron-free desktop host for MCP Apps, with a chat for any model.
 
 The names below are the plugin author's API: ``from moka_shell import hookimpl, BaseBackend``.
-Only ``hookimpl`` and the ``Register*`` callback types are imported eagerly; the rest load on first use, so ``import moka_shell``
-stays cheap (no pydantic, no mcp, no GUI toolkit until a plugin asks for them).
+Every name loads on first use, so ``import moka_shell`` stays cheap (no pluggy, no pydantic, no mcp,
+no GUI toolkit until a plugin asks for them): ``moka`` imports this package before its window opens.
 """
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from moka_shell.hookspecs import RegisterBackend, RegisterDisplayMode, RegisterTheme, RegisterTransport, hookimpl
-
 if TYPE_CHECKING:  # pragma: no cover - the same names, eagerly, for type checkers
+    from moka_shell.hookspecs import RegisterBackend, RegisterDisplayMode, RegisterTheme, RegisterTransport, hookimpl
     from moka_shell.core.chat.backends import (
         AgentBackend,
         AgentEvent,
@@ -38,6 +37,8 @@ __version__ = "0.1.0"
 
 # Public name → the module that defines it (loaded by __getattr__ on first access).
 _LAZY: dict[str, str] = {
+    **dict.fromkeys(["hookimpl", "RegisterBackend", "RegisterDisplayMode", "RegisterTheme", "RegisterTransport"],
+                    "moka_shell.hookspecs"),
     **dict.fromkeys(
         ["AgentBackend", "AgentEvent", "AgentRequest", "BackendOptions", "BaseBackend", "ChatMessage", "Done",
          "ModelTool", "TextDelta", "ToolCallDelta", "ToolCallEnd", "ToolCallRecord", "ToolCallStart", "Usage"],
@@ -51,8 +52,7 @@ _LAZY: dict[str, str] = {
                     "moka_shell.errors"),
 }
 
-__all__ = ["__version__", "hookimpl", "RegisterBackend", "RegisterDisplayMode", "RegisterTheme", "RegisterTransport",
-           *sorted(_LAZY)]
+__all__ = ["__version__", *sorted(_LAZY)]
 
 
 def __getattr__(name: str) -> Any:

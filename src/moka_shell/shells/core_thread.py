@@ -74,9 +74,14 @@ class CoreThread:
         self._stopped = asyncio.Event()
         self.thread = threading.Thread(target=self._run, name="moka-core", daemon=True)
 
+    def begin(self) -> None:
+        """Start the loop thread (the core's imports, then the app) without waiting for it."""
+        if self.thread.ident is None:
+            self.thread.start()
+
     def start(self, timeout: float = 30.0) -> None:
-        """Start the loop thread and wait until the UI can be served."""
-        self.thread.start()
+        """Start the loop thread, if ``begin()`` did not, and wait until the UI can be served."""
+        self.begin()
         if not self._ready.wait(timeout):
             raise TimeoutError("the core did not start in time")
         if self._error is not None:

@@ -33,6 +33,7 @@ from moka_shell.shells.qt_env import prepare_qt_environment
 from moka_shell.shells.skeleton import saved_mode, skeleton_html
 
 DEFAULT_SIZE = (1180, 820)
+STARTUP_SWITCH_INTERVAL = 0.0005  # seconds, while the core starts beside the window (Python's default: 0.005)
 ICON = Path(__file__).resolve().parent.parent / "web" / "static" / "icon.png"
 
 
@@ -70,8 +71,8 @@ class WindowState:
 def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | None = None) -> int:
     """Open the main window and run until it closes.
 
-    The window opens first, showing Moka's frame (``skeleton.py``), and the core starts behind
-    it; the real page replaces the frame once the core serves it. ``driver(core, window)``, if
+    The window opens first, showing Moka's frame (``skeleton.py``), while the core starts on its
+    thread; the real page replaces the frame once the window is shown and the core serves it. ``driver(core, window)``, if
     given, runs on a worker thread once the page is loading (used by the desktop tests and the
     benchmarks); the window closes when it returns.
     """
@@ -80,10 +81,19 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
     probe = InstanceLock(paths.data_dir)
     probe.acquire()
     probe.release()
-    import webview
-
     actions = DesktopActions()
     core = CoreThread(paths, mode="desktop", actions=actions)
+    # The core's imports (the MCP SDK, pydantic: the larger part of the start) run now, on the core
+    # thread, while this thread imports Qt and builds the window; much of that is C++ and
+    # QtWebEngine's own processes, which leave the GIL free. A short switch interval hands the GIL
+    # back to this thread within 0.5 ms instead of 5 ms each time it wants it, so the window is not
+    # kept waiting behind the imports (docs/performance.md §13 measured both against a start once
+    # the window is shown). The interval is restored once the core is up.
+    switch_interval = sys.getswitchinterval()
+    sys.setswitchinterval(STARTUP_SWITCH_INTERVAL)
+    core.begin()
+    import webview
+
     # New windows only past consent, and no WebRTC in any frame (findings S3, S4; desktop_sandbox.py).
     harden_qt(new_window_router(core.submit, lambda: core.app, actions.open_link))
     state = WindowState(paths.state_file)
@@ -135,7 +145,7 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
     main.events.loaded += lambda: page_loaded.set() if navigated.is_set() else None
 
     def after_start() -> None:
-        # The core's imports hold the GIL for a second or more: let the window get on screen first.
+        # The page replaces the skeleton only once the window is on screen and the core serves it.
         shown.wait(5)
         try:
             core.start()
@@ -143,6 +153,8 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
             failed.append(exc)
             main.load_html(failure_html(exc))
             return
+        finally:
+            sys.setswitchinterval(switch_interval)
         assert core.app is not None and core.web is not None
         core.app.subscribe(on_event)
         if core.app.instance_lock is not None:
@@ -159,6 +171,7 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
     try:
         webview.start(after_start, private_mode=True, menu=build_menu(DesktopCommands(core, actions)), icon=str(ICON))
     finally:
+        sys.setswitchinterval(switch_interval)
         state.save()
         core.stop()
     if failed:
