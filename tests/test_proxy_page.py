@@ -34,3 +34,19 @@ def test_a_script_that_would_close_its_tag_is_refused(tmp_path: Path) -> None:
     (tmp_path / "proxy.js").write_text("var x = '</SCRIPT>';", encoding="utf-8")
     with pytest.raises(ValueError, match="closing script tag"):
         build_proxy_page(tmp_path)
+
+
+def test_the_page_is_named_by_its_content() -> None:
+    page = build_proxy_page(STATIC / "sandbox")
+    again = build_proxy_page(STATIC / "sandbox")
+    assert page.version == again.version and page.path == f"/proxy.html?v={page.version}"
+    assert re.fullmatch(r"[0-9a-f]{16}", page.version)
+
+
+def test_another_script_gives_another_name(tmp_path: Path) -> None:
+    (tmp_path / "proxy.html").write_text('<script src="proxy.js"></script>', encoding="utf-8")
+    names = set()
+    for text in ("var a = 1;", "var a = 2;"):
+        (tmp_path / "proxy.js").write_text(text, encoding="utf-8")
+        names.add(build_proxy_page(tmp_path).version)
+    assert len(names) == 2  # a changed proxy is a new URL, never a stale cached copy

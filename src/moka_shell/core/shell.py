@@ -18,6 +18,7 @@ class Endpoints:
     host_origin: str = ""
     sandbox_origin: str = ""
     token: str = ""
+    proxy_page: str = "/proxy.html"  # the sandbox proxy's path; the web server names it by content (cacheable)
 
 
 class ShellActions(Protocol):

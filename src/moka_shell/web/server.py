@@ -46,6 +46,7 @@ HOST_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inl
             "connect-src 'self' ws://127.0.0.1:{host_port} ws://localhost:{host_port}; frame-src {sandbox}; "
             "object-src 'none'; base-uri 'none'; frame-ancestors 'none'")  # no other page may frame Moka (S12)
 NO_STORE = {"Cache-Control": "no-store"}
+IMMUTABLE = {"Cache-Control": "private, max-age=31536000, immutable"}  # a URL named by its content
 WARM_PAGE = "<!doctype html><title>Moka sandbox</title>"
 RPC_BODY_LIMIT = 16 * 1024 * 1024  # the WebSocket's own message cap (uvicorn's default), for plain HTTP too
 CSP_REPORT_LIMIT = 16 * 1024  # a real report is a few hundred bytes plus the view's policy
@@ -99,7 +100,8 @@ class WebServer:
         self.sandbox_port = self._sandbox_sock.getsockname()[1]
         # Handed to MokaApp.start: the core reads where it is served from this value.
         self.endpoints = Endpoints(host_origin=f"http://127.0.0.1:{self.host_port}",
-                                   sandbox_origin=f"http://127.0.0.1:{self.sandbox_port}", token=self.token)
+                                   sandbox_origin=f"http://127.0.0.1:{self.sandbox_port}", token=self.token,
+                                   proxy_page=self._proxy.path)
         self.reports = CspReports()
         self.sockets: set[WebSocket] = set()  # the pages connected now
         self._servers: list[uvicorn.Server] = []
@@ -244,7 +246,10 @@ class WebServer:
     async def _proxy_page(self, request: Request) -> Response:
         # Only Moka's page may frame the proxy: another local page could otherwise drive it (S12).
         csp = f"{self._proxy.csp}; frame-ancestors {self._host_origins()}"
-        return HTMLResponse(self._proxy.html, headers={**NO_STORE, "Content-Security-Policy": csp})
+        # At its content-named URL the page never changes, so the browser may keep it: every view
+        # after the first gets its proxy without a request. Any other URL is not cached.
+        cache = IMMUTABLE if request.query_params.get("v") == self._proxy.version else NO_STORE
+        return HTMLResponse(self._proxy.html, headers={**cache, "Content-Security-Policy": csp})
 
     async def _warm_page(self, request: Request) -> Response:
         # An empty document that runs and loads nothing: the page keeps one in a sandboxed frame

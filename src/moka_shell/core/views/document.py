@@ -44,10 +44,14 @@ def inject_prelude(html: str, extra: str = "") -> str:
 
 
 def proxy_url(endpoints: Endpoints, view_id: str, key: str, allow: str) -> str:
-    """Where the UI loads a view's sandbox proxy (the sandbox origin)."""
+    """Where the UI loads a view's sandbox proxy (the sandbox origin).
+
+    The view's parameters go in the fragment: the page's URL stays the same for every view, so
+    the browser serves it from its cache, and a fragment is never sent to any server.
+    """
     q = urllib.parse.urlencode({"view": f"/view/{view_id}?k={key}", "allow": allow,
                                 "host": endpoints.host_origin, "id": view_id})
-    return f"{endpoints.sandbox_origin}/proxy.html?{q}"
+    return f"{endpoints.sandbox_origin}{endpoints.proxy_page}#{q}"
 
 
 def popout_url(endpoints: Endpoints, view_id: str) -> str:

@@ -28,7 +28,9 @@
   // Only meaningful inside Moka's page; at top level there is nothing to relay to.
   if (window.parent === window) refuse("this page only runs inside Moka.");
 
-  var params = new URLSearchParams(location.search);
+  // Moka puts the view's parameters in the fragment, so the page's URL (and its HTTP cache entry)
+  // is the same for every view; the query string is still read when there is no fragment.
+  var params = new URLSearchParams(location.hash.length > 1 ? location.hash.slice(1) : location.search);
   var hostOrigin = params.get("host") || "";
   if (!LOOPBACK.test(hostOrigin)) refuse("the host origin is missing or not a loopback address.");
   if (hostOrigin === location.origin) refuse("the host and the sandbox must be different origins.");
@@ -68,7 +70,7 @@
   }
 
   function createInner() {
-    if (inner) return; // one view per proxy; a repeated resource-ready changes nothing
+    if (inner) return; // one view per proxy, created once
     inner = document.createElement("iframe");
     inner.setAttribute("sandbox", INNER_SANDBOX);
     if (allow) inner.setAttribute("allow", allow);
@@ -94,7 +96,6 @@
             hostPort = event.ports[0];
             hostPort.onmessage = function (e) { fromHost(e.data); };
           }
-          createInner();
         }
         return; // sandbox-* messages are for this proxy only
       }
@@ -114,8 +115,10 @@
     }
   });
 
-  function ready() {
-    window.parent.postMessage({ jsonrpc: "2.0", method: PROXY_READY, params: {} }, hostOrigin);
-  }
-  if (document.body) ready(); else document.addEventListener("DOMContentLoaded", ready);
+  // Ready at once, and the view's document requested at once: the URL came with this page, so
+  // waiting for sandbox-resource-ready (which only hands over the page's channel) would cost a
+  // round trip before the request. A view message sent before that channel arrives goes to the
+  // page by window.postMessage to the host origin, which the page accepts from this frame too.
+  window.parent.postMessage({ jsonrpc: "2.0", method: PROXY_READY, params: {} }, hostOrigin);
+  createInner();
 })();
