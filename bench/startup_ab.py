@@ -1,0 +1,84 @@
+"""Desktop start-up A/B in turns: two or more source trees (and the bare window), one Xvfb.
+
+    python -m bench.startup_ab ROUNDS NAME@TREE [NAME@TREE ...]
+
+Each TREE is a checkout of Moka (for example ``git worktree add --detach /tmp/old HEAD~3``); its
+``src`` goes first on PYTHONPATH, so every tree runs with this venv. The order of the trees flips
+each round, a bare pywebview window closes each round, and the demo server runs the FIRST tree's
+code in every arm, so a change to the demo server is not mistaken for one to the start-up. Prints
+each round (mapped / interactive ms after spawn, ``x`` for a start that failed) with the load
+average, then the medians. Used for docs/performance.md §13.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.env import PYTHON, workspace
+from bench.startup_x11 import X_ENV, mapped_at
+from moka_shell.testing.xvfb import xvfb_display
+
+Sample = tuple[float, float]
+
+
+def one_start(display: str, env: dict[str, str], tree: str, cmd: list[str], title: str, out: Path) -> Sample | None:
+    """Spawn ``cmd`` from ``tree``; (mapped, interactive) in ms after the spawn, None if it failed."""
+    spawned = time.time()
+    proc = subprocess.Popen(cmd, cwd=tree, env={**env, **X_ENV, "DISPLAY": display, "PYTHONPATH": f"{tree}/src:{tree}"},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    mapped = mapped_at(display, title, proc)
+    try:
+        proc.wait(60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+        return None
+    if mapped is None or not out.exists():
+        return None
+    hello = json.loads(out.read_text(encoding="utf-8")).get("hello")
+    out.unlink()
+    return ((mapped - spawned) * 1000, (hello - spawned) * 1000) if isinstance(hello, (int, float)) else None
+
+
+def main() -> int:
+    """Run the rounds and print them."""
+    rounds = int(sys.argv[1])
+    trees = dict(arg.split("@", 1) for arg in sys.argv[2:])
+    first = next(iter(trees.values()))
+    demo = {"command": PYTHON, "args": ["-m", "moka_shell", "demo-server"], "env": {"PYTHONPATH": f"{first}/src"}}
+    results: dict[str, list[Sample]] = {name: [] for name in [*trees, "bare"]}
+    loads: list[float] = []
+    with workspace({"moka-demo": demo}) as ws, xvfb_display() as display, tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out.json"
+        env = ws.env()
+        probe = [PYTHON, "-m", "bench.desktop_probe", "start", str(out)]
+        for tree in trees.values():  # the first start of each tree warms the caches: not counted
+            one_start(display, env, tree, probe, "Moka", out)
+        root = str(Path(__file__).resolve().parent.parent)
+        for n in range(rounds):
+            loads.append(os.getloadavg()[0])
+            order = list(trees) if n % 2 == 0 else list(trees)[::-1]
+            row: dict[str, Sample | None] = {name: one_start(display, env, trees[name], probe, "Moka", out) for name in order}
+            row["bare"] = one_start(display, env, root, [PYTHON, "-m", "bench.bare_webview", str(out)], "bare", out)
+            for name, sample in row.items():
+                if sample is not None:
+                    results[name].append(sample)
+            cells = " ".join(f"{k}=" + (f"{v[0]:.0f}/{v[1]:.0f}" if v else "x") for k, v in row.items())
+            print(f"round {n}: load {loads[-1]:.2f} {cells}", flush=True)
+    print(f"load average over the rounds: {min(loads):.2f}-{max(loads):.2f}")
+    for name, samples in results.items():
+        if samples:
+            print(f"{name:12s} n={len(samples)} mapped median {statistics.median(s[0] for s in samples):.0f} ms, "
+                  f"interactive median {statistics.median(s[1] for s in samples):.0f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
