@@ -37,9 +37,18 @@ TARGET_10 = Target(400e6 / 2**20, "whole tree under 400 MB (381 MiB) with 10 vie
 Js = Callable[[str], Any]
 
 
+def _malloc_trim() -> None:
+    # An A/B of bench/memory_parts.py: give glibc's free heap pages back before reading.
+    if os.environ.get("MOKA_BENCH_MALLOC_TRIM"):
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
 def measure(roots: list[int], settle: float = 1.5) -> dict[str, Any]:
     """Median of three PSS readings of the tree, after letting it settle."""
     time.sleep(settle)
+    _malloc_trim()
     readings = []
     for _ in range(3):
         tree = procs.tree(roots)
@@ -47,7 +56,8 @@ def measure(roots: list[int], settle: float = 1.5) -> dict[str, Any]:
         time.sleep(0.3)
     total, tree = sorted(readings, key=lambda r: r[0])[1]
     return {"pss_mib": round(total, 1), "uss_mib": round(procs.uss_mib(tree), 1), "processes": len(tree),
-            "by_process": procs.by_kind(tree), "by_role": procs.by_role(tree, roots[0])}
+            "by_process": procs.by_kind(tree), "by_role": procs.by_role(tree, roots[0]),
+            "gl": procs.gl_libraries(roots[0])}
 
 
 def status(js: Js) -> dict[str, Any]:
@@ -63,7 +73,8 @@ def chat_until(js: Js, views: int, timeout: float = 600) -> None:
         js(SEND % json.dumps(COMMAND))
         while True:
             if time.monotonic() > deadline:
-                raise TimeoutError(f"only {before} views after {timeout:g} s")
+                page = str(js("document.querySelector('#thread, main, body').innerText"))[-600:]
+                raise TimeoutError(f"only {before} views after {timeout:g} s; status {status(js)}; the page ends: {page!r}")
             st = status(js)
             if not st["running"] and len(st["states"]) > before and st["states"][-1] in ("ready", "failed"):
                 if st["states"][-1] == "failed":
@@ -72,12 +83,13 @@ def chat_until(js: Js, views: int, timeout: float = 600) -> None:
             time.sleep(0.05)
 
 
-def chat_memory(js: Js, roots: list[int], steps: list[int]) -> dict[str, Any]:
+def chat_memory(js: Js, roots: list[int], steps: list[int],
+                timeout: float = float(os.environ.get("MOKA_BENCH_CHAT_TIMEOUT", "600"))) -> dict[str, Any]:
     """Idle, then each step's number of views: PSS, views live or parked, and the time it took."""
     out: dict[str, Any] = {"idle": measure(roots)}
     for n in steps:
         start = time.monotonic()
-        chat_until(js, n)
+        chat_until(js, n, timeout)
         took = time.monotonic() - start
         m = measure(roots, settle=2.5)
         states = status(js)["states"]

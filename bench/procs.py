@@ -142,6 +142,22 @@ def _parent_is_zygote(pid: int) -> bool:
         return False
 
 
+GL_LIBRARIES = ("libLLVM", "swrast_dri", "libgallium", "llvmpipe", "libGLX_mesa", "libEGL_mesa", "libvulkan")
+
+
+def gl_libraries(pid: int) -> list[str]:
+    """Which software-GL libraries (Mesa's llvmpipe and friends) the process has mapped.
+
+    On this headless machine QtWebEngine's GL either comes up on llvmpipe (~40 MiB more in the
+    app process and the renderer) or falls back to software compositing; a reading says which.
+    """
+    try:
+        maps = Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return []
+    return [name for name in GL_LIBRARIES if name in maps]
+
+
 def by_role(procs: list[Proc], root: int) -> dict[str, dict[str, float]]:
     """PSS (and USS) in MiB and a process count per role (see role())."""
     out: dict[str, dict[str, float]] = {}
