@@ -57,7 +57,11 @@ def measure(roots: list[int], settle: float = 1.5) -> dict[str, Any]:
     total, tree = sorted(readings, key=lambda r: r[0])[1]
     return {"pss_mib": round(total, 1), "uss_mib": round(procs.uss_mib(tree), 1), "processes": len(tree),
             "by_process": procs.by_kind(tree), "by_role": procs.by_role(tree, roots[0]),
-            "gl": procs.gl_libraries(roots[0])}
+            "gl": procs.gl_libraries(roots[0]),
+            "others_mapping_webengine": procs.others_mapping("libQt6WebEngineCore", {p.pid for p in tree}),
+            "app_top": procs.top_mappings(roots[0]),
+            "renderer_top": {str(p.pid): procs.top_mappings(p.pid, 5) for p in tree
+                             if procs.role(p.pid, roots[0]) == "renderer"}}
 
 
 def status(js: Js) -> dict[str, Any]:

@@ -104,7 +104,9 @@ def run(ctx: Context) -> list[Result]:
                           [m["10"]["by_role"].get(role, {}).get("pss_mib", 0.0) for m in base],
                           extra={"processes": [m["10"]["by_role"].get(role, {}).get("processes", 0) for m in base],
                                  "idle_pss_mib": [m["idle"]["by_role"].get(role, {}).get("pss_mib", 0.0) for m in base],
-                                 "gl": [bool(m["10"].get("gl")) for m in base]}))
+                                 "gl": [bool(m["10"].get("gl")) for m in base],
+                                 "app_top": [m["10"].get("app_top") for m in base],
+                                 "renderer_top": [m["10"].get("renderer_top") for m in base]}))
     for name, runs in data.items():
         if name == "unchanged":
             continue
@@ -117,6 +119,9 @@ def run(ctx: Context) -> list[Result]:
                                  "reference_idle_pss_mib": [m["idle"]["pss_mib"] for m in base],
                                  "reference_by_role": base[-1]["10"]["by_role"],
                                  "gl": [bool(m["10"].get("gl")) for m in runs],
+                                 "others_mapping_webengine": [m["10"].get("others_mapping_webengine") for m in runs],
+                                 "reference_others_mapping_webengine": [
+                                     m["10"].get("others_mapping_webengine") for m in base],
                                  "reference_gl": [bool(m["10"].get("gl")) for m in base],
                                  "by_role": runs[-1]["10"]["by_role"], "live_parked": [
                                      (m["10"].get("live"), m["10"].get("parked")) for m in runs]}))

@@ -158,6 +158,38 @@ def gl_libraries(pid: int) -> list[str]:
     return [name for name in GL_LIBRARIES if name in maps]
 
 
+def others_mapping(library: str, ours: set[int]) -> int:
+    """How many processes outside ``ours`` map ``library``: they share its pages, and lower our PSS (and USS)."""
+    count = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) in ours:
+            continue
+        try:
+            if library in (entry / "maps").read_text():
+                count += 1
+        except OSError:
+            continue
+    return count
+
+
+def top_mappings(pid: int, count: int = 8) -> dict[str, float]:
+    """The process's largest mappings by PSS (MiB), grouped by file name or [heap]/[anon]: where a reading differs."""
+    sizes: dict[str, int] = {}
+    name = "?"
+    try:
+        lines = Path(f"/proc/{pid}/smaps").read_text().splitlines()
+    except OSError:
+        return {}
+    for line in lines:
+        parts = line.split()
+        if parts and "-" in parts[0] and len(parts) >= 5 and not parts[0].endswith(":"):
+            name = parts[5].rsplit("/", 1)[-1] if len(parts) > 5 else "[anon]"
+        elif parts and parts[0] == "Pss:":
+            sizes[name] = sizes.get(name, 0) + int(parts[1])
+    top = sorted(sizes.items(), key=lambda item: -item[1])[:count]
+    return {key: round(kb / 1024, 1) for key, kb in top}
+
+
 def by_role(procs: list[Proc], root: int) -> dict[str, dict[str, float]]:
     """PSS (and USS) in MiB and a process count per role (see role())."""
     out: dict[str, dict[str, float]] = {}
