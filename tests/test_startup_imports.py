@@ -42,3 +42,10 @@ def test_the_sign_in_timeout_is_defined_once_in_spirit() -> None:
     from moka_shell.core.mcp import oauth
 
     assert servers_auth.SIGN_IN_TIMEOUT == oauth.SIGN_IN_TIMEOUT
+
+
+def test_the_core_and_its_web_server_load_no_json_schema_validator() -> None:
+    # jsonschema is needed only when a server asks the person for input (elicitation); the core's
+    # start, which the desktop's "interactive" waits for, does not pay for it.
+    loaded = imports_after("import moka_shell.core.app, moka_shell.web.server")
+    assert "jsonschema" not in loaded
