@@ -117,8 +117,11 @@ async def test_idle_server_death_is_noticed(tmp_path) -> None:  # type: ignore[n
 
 async def test_mute_server_hits_connect_deadline_while_others_work(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """A server that never answers fails at the deadline with a clear message; the demo still works."""
-    mgr = manager(tmp_path, connect_timeout=2.0)
-    mgr.load({"mute": stdio("mute_server.py"), "moka-demo": demo()})
+    # The 2 s deadline is the mute server's own ("timeout" in its config): a manager-wide one would
+    # also fail the demo server whenever its start takes over 2 s on a loaded machine.
+    mgr = manager(tmp_path)
+    mute_cmd = server_script("mute_server.py")
+    mgr.load({"mute": ServerConfig(command=mute_cmd[0], args=mute_cmd[1:], timeout=2.0), "moka-demo": demo()})
     mgr.start_all()
     try:
         start = time.monotonic()
