@@ -1,4 +1,8 @@
-"""Shared fixtures: isolated config/data dirs, the anyio backend, and helpers to find servers."""
+"""Shared fixtures: isolated config/data dirs, the anyio backend, and helpers to find servers.
+
+Also the grouping the parallel run (pytest-xdist, ``-n 2 --dist loadgroup`` in scripts/test.sh)
+needs: tests in one ``xdist_group`` always run one after another on the same worker.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,24 @@ from pathlib import Path
 import pytest
 
 from moka_shell.paths import Paths
+
+# Modules whose tests share one expensive module-scoped fixture (a `moka check` run, a pip install):
+# kept on one worker so the fixture runs once, not once per worker.
+SHARED_MODULE_FIXTURE = {"test_replay.py", "test_check_late.py", "test_plugin_tutorial.py"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the marks on a worker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Group the tests that must not run at the same time as each other (see the module docstring)."""
+    for item in items:
+        name = Path(str(item.fspath)).name
+        if name == "test_packaging.py" and item.get_closest_marker("slow"):
+            # The two real builds both `pip install` this checkout (in-tree build/ and egg-info) and
+            # may apt-get install: one after the other, while the rest of the suite runs beside them.
+            item.add_marker(pytest.mark.xdist_group("packaging-builds"))
+        elif name in SHARED_MODULE_FIXTURE:
+            item.add_marker(pytest.mark.xdist_group(name))
+
 
 @pytest.fixture
 def anyio_backend() -> str:
