@@ -20,7 +20,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 import anyio
 import mcp_types as types
@@ -86,6 +86,7 @@ class ServerConnection(ServerRequests, SessionEvents, ServerSettings, ResourceSu
         self.backoff = Backoff()
         self._connecting = False  # True from start() until the current attempt ends
         self._dead = asyncio.Event()
+        self._errlog: tuple[IO[str], threading.Thread] | None = None  # this attempt's stderr pipe and its reader
         self._stop = asyncio.Event()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -199,6 +200,7 @@ class ServerConnection(ServerRequests, SessionEvents, ServerSettings, ResourceSu
         reader = threading.Thread(target=self._pump_stderr, args=(read_fd, self.generation), daemon=True,
                                   name=f"stderr:{self.name}")
         reader.start()
+        self._errlog = (errlog, reader)
         timed_out = False
         try:
             inner = self.transport.open(self.config, errlog)
@@ -266,6 +268,13 @@ class ServerConnection(ServerRequests, SessionEvents, ServerSettings, ResourceSu
                 await asyncio.wait_for(self._exited.wait(), timeout=EXIT_REPORT_WAIT)
             except asyncio.TimeoutError:
                 pass
+        elif self.config.transport_id != "stdio" and self._errlog is not None:
+            # Other transports write their own hints into the pipe (e.g. "this looks like an SSE URL"):
+            # let the reader take in what is there before quoting it, or the line can be missed.
+            errlog, reader = self._errlog
+            if not errlog.closed:
+                errlog.close()
+            await asyncio.to_thread(reader.join, EXIT_REPORT_WAIT)
         if self.exit_reason and self.exit_reason not in message:
             message += f": {self.exit_reason}"
         last = [line[:300] for line in self.stderr.last(3) if line.strip() and not line.startswith(EXIT_PREFIX)]
