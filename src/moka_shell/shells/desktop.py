@@ -83,19 +83,20 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
     probe.release()
     actions = DesktopActions()
     core = CoreThread(paths, mode="desktop", actions=actions)
-    # The core's imports (the MCP SDK, pydantic: the larger part of the start) run now, on the core
-    # thread, while this thread imports Qt and builds the window; much of that is C++ and
-    # QtWebEngine's own processes, which leave the GIL free. A short switch interval hands the GIL
-    # back to this thread within 0.5 ms instead of 5 ms each time it wants it, so the window is not
-    # kept waiting behind the imports (docs/performance.md §13 measured both against a start once
-    # the window is shown). The interval is restored once the core is up.
+    # The core's imports (the MCP SDK, pydantic: the larger part of the start) run on the core thread
+    # while this thread builds the window; much of that is C++ and QtWebEngine's own processes,
+    # which leave the GIL free. The core begins once Qt is imported: importing Qt's extension
+    # modules holds the GIL, and with the core's imports beside it the window mapped ~300 ms later
+    # (docs/performance.md §13: 907 → 567 and 879 → 639 ms mapped, the same interactive, quiet A/Bs).
+    # A short switch interval hands the GIL back to this thread within 0.5 ms instead of 5 ms each
+    # time it wants it; it is restored once the core is up.
     switch_interval = sys.getswitchinterval()
     sys.setswitchinterval(STARTUP_SWITCH_INTERVAL)
-    core.begin()
     import webview
 
     # New windows only past consent, and no WebRTC in any frame (findings S3, S4; desktop_sandbox.py).
     harden_qt(new_window_router(core.submit, lambda: core.app, actions.open_link))
+    core.begin()
     state = WindowState(paths.state_file)
     # No js_api: the page reaches the core over the same WebSocket as in browser mode.
     main: Any = webview.create_window("Moka", html=skeleton_html(saved_mode(paths.config_file)), min_size=(640, 480),
