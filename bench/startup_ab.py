@@ -12,39 +12,23 @@ average, then the medians. Used for docs/performance.md §13.
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from bench.env import PYTHON, workspace
-from bench.startup_x11 import X_ENV, mapped_at
+from bench import startup_x11
 from moka_shell.testing.xvfb import xvfb_display
 
 Sample = tuple[float, float]
 
 
 def one_start(display: str, env: dict[str, str], tree: str, cmd: list[str], title: str, out: Path) -> Sample | None:
-    """Spawn ``cmd`` from ``tree``; (mapped, interactive) in ms after the spawn, None if it failed."""
-    spawned = time.time()
-    proc = subprocess.Popen(cmd, cwd=tree, env={**env, **X_ENV, "DISPLAY": display, "PYTHONPATH": f"{tree}/src:{tree}"},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    mapped = mapped_at(display, title, proc)
-    try:
-        proc.wait(60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(10)
-        return None
-    if mapped is None or not out.exists():
-        return None
-    hello = json.loads(out.read_text(encoding="utf-8")).get("hello")
-    out.unlink()
-    return ((mapped - spawned) * 1000, (hello - spawned) * 1000) if isinstance(hello, (int, float)) else None
+    """Spawn ``cmd`` from ``tree`` (its ``src`` first on PYTHONPATH); (mapped, interactive) ms, None if it failed."""
+    got = startup_x11.one_start(display, {**env, "PYTHONPATH": f"{tree}/src:{tree}"}, cmd, title, out, cwd=tree)
+    return (got["mapped"], got["interactive"]) if got else None
 
 
 def main() -> int:

@@ -40,10 +40,11 @@ def mapped_at(display: str, title: str, proc: subprocess.Popen[bytes], timeout: 
     return None
 
 
-def one_start(display: str, env: dict[str, str], cmd: list[str], title: str, out: Path) -> dict[str, float] | None:
-    """Spawn, note mapped and interactive (ms after spawn), stop."""
+def one_start(display: str, env: dict[str, str], cmd: list[str], title: str, out: Path,
+              cwd: Path | str = ROOT) -> dict[str, float] | None:
+    """Spawn (from ``cwd``), note mapped and interactive (ms after spawn), stop."""
     spawned = time.time()
-    proc = subprocess.Popen(cmd, cwd=ROOT, env={**env, **X_ENV, "DISPLAY": display},
+    proc = subprocess.Popen(cmd, cwd=cwd, env={**env, **X_ENV, "DISPLAY": display},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         mapped = mapped_at(display, title, proc)
