@@ -50,3 +50,11 @@ def test_another_script_gives_another_name(tmp_path: Path) -> None:
         (tmp_path / "proxy.js").write_text(text, encoding="utf-8")
         names.add(build_proxy_page(tmp_path).version)
     assert len(names) == 2  # a changed proxy is a new URL, never a stale cached copy
+
+
+def test_other_host_ports_give_another_name() -> None:
+    # The cached page carries frame-ancestors: a copy from a run on other ports must never be reused.
+    one = build_proxy_page(STATIC / "sandbox", frame_ancestors="http://127.0.0.1:1111 http://localhost:1111")
+    two = build_proxy_page(STATIC / "sandbox", frame_ancestors="http://127.0.0.1:2222 http://localhost:2222")
+    assert one.version != two.version
+    assert one.csp.endswith("; frame-ancestors http://127.0.0.1:1111 http://localhost:1111")

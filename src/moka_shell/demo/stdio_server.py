@@ -169,11 +169,11 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> int:
     """Answer one message per line until stdin closes; returns the exit code (0)."""
     session = Session()
     while (line := _read_line(stdin)) is not None:
-        if not line.strip():
-            if line == b"":
-                reply: dict[str, Any] | None = _error(None, RpcError(INVALID_REQUEST, "message too large"))
-            else:
-                continue
+        reply: dict[str, Any] | None
+        if line == b"":  # _read_line skipped a line over MAX_MESSAGE
+            reply = _error(None, RpcError(INVALID_REQUEST, "message too large"))
+        elif not line.strip():
+            continue
         else:
             try:
                 reply = session.handle(json.loads(line))

@@ -34,7 +34,7 @@ class ProxyPage:
         return f"/proxy.html?v={self.version}"
 
 
-def build_proxy_page(sandbox_dir: Path) -> ProxyPage:
+def build_proxy_page(sandbox_dir: Path, *, frame_ancestors: str = "") -> ProxyPage:
     """Inline ``proxy.js`` into ``proxy.html`` and allow it by its SHA-256."""
     html = (sandbox_dir / "proxy.html").read_text(encoding="utf-8")
     script = (sandbox_dir / "proxy.js").read_text(encoding="utf-8")
@@ -43,5 +43,9 @@ def build_proxy_page(sandbox_dir: Path) -> ProxyPage:
                          "and proxy.js must not contain a closing script tag")
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
     page, csp = html.replace(SCRIPT_TAG, f"<script>{script}</script>"), CSP.format(hash=f"sha256-{digest}")
+    if frame_ancestors:
+        # Part of the policy, so part of the name: a cached copy from a run on other host ports
+        # would refuse to be framed by this run's page.
+        csp += f"; frame-ancestors {frame_ancestors}"
     version = hashlib.sha256(f"{csp}\n{page}".encode()).hexdigest()[:16]
     return ProxyPage(page, csp, version)

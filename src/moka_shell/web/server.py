@@ -92,12 +92,14 @@ class WebServer:
     def __init__(self, app: MokaApp, *, port: int = 0, token: str | None = None) -> None:
         self.app = app
         self.bridge = Bridge(app)
-        self._proxy = build_proxy_page(STATIC / "sandbox")  # proxy.js inline, allowed by its hash
         self.token = token or secrets.token_urlsafe(24)
         self._host_sock = free_socket(port)
         self._sandbox_sock = free_socket(0)
         self.host_port = self._host_sock.getsockname()[1]
         self.sandbox_port = self._sandbox_sock.getsockname()[1]
+        # proxy.js inline, allowed by its hash; only Moka's page may frame the proxy, or another
+        # local page could drive it (S12).
+        self._proxy = build_proxy_page(STATIC / "sandbox", frame_ancestors=self._host_origins())
         # Handed to MokaApp.start: the core reads where it is served from this value.
         self.endpoints = Endpoints(host_origin=f"http://127.0.0.1:{self.host_port}",
                                    sandbox_origin=f"http://127.0.0.1:{self.sandbox_port}", token=self.token,
@@ -244,12 +246,10 @@ class WebServer:
         return " ".join(sorted(loopback_origins(self.host_port)))
 
     async def _proxy_page(self, request: Request) -> Response:
-        # Only Moka's page may frame the proxy: another local page could otherwise drive it (S12).
-        csp = f"{self._proxy.csp}; frame-ancestors {self._host_origins()}"
         # At its content-named URL the page never changes, so the browser may keep it: every view
         # after the first gets its proxy without a request. Any other URL is not cached.
         cache = IMMUTABLE if request.query_params.get("v") == self._proxy.version else NO_STORE
-        return HTMLResponse(self._proxy.html, headers={**cache, "Content-Security-Policy": csp})
+        return HTMLResponse(self._proxy.html, headers={**cache, "Content-Security-Policy": self._proxy.csp})
 
     async def _warm_page(self, request: Request) -> Response:
         # An empty document that runs and loads nothing: the page keeps one in a sandboxed frame
