@@ -21,7 +21,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from moka_shell.shells import desktop
+from moka_shell.shells.desktop import run as desktop
 from moka_shell.shells.core_thread import CoreThread
 
 # bench.harness (and the core modules it imports) load once the core is up, not before the

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 WATCHED = ("moka_shell.cli.main", "moka_shell.cli.run", "moka_shell.cli.commands", "moka_shell.config",
-           "pydantic", "pluggy", "moka_shell.plugins", "moka_shell.shells.desktop", "webview", "PyQt6.QtWebEngineWidgets",
+           "pydantic", "pluggy", "moka_shell.plugins", "moka_shell.shells.desktop.run", "webview", "PyQt6.QtWebEngineWidgets",
            "PyQt6.QtWidgets", "moka_shell.core.app", "mcp", "moka_shell.web.server", "uvicorn", "starlette",
            "moka_shell.core.chat.engine", "moka_shell.core.mcp.servers", "moka_shell.builtins", "httpx", "anyio")
 
@@ -59,7 +59,8 @@ def _child(out: str) -> None:
     builtins.__import__ = traced_import
     importlib.import_module("moka_shell.cli.main")
     stamps.mark("moka_shell.cli.main imported")
-    from moka_shell.shells import core_thread, desktop
+    from moka_shell.shells import core_thread
+    from moka_shell.shells.desktop import run as desktop
 
     def wrap(owner: Any, attr: str, label: str) -> None:
         original = getattr(owner, attr)

@@ -1,13 +1,21 @@
-"""Helpers shared by the tests: where the test servers and npm example servers are."""
+"""Helpers shared by the tests: where the test servers and npm example servers are, a server manager, until()."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from moka_shell.config import ServerConfig
+    from moka_shell.core.mcp.servers import ServerManager
+    from moka_shell.inspector import Inspector
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = Path(__file__).resolve().parent / "servers"
@@ -35,3 +43,30 @@ def node() -> str:
     if not found:
         pytest.skip("node is not installed")
     return found
+
+
+def stdio(script: str, *args: str, cwd: str | None = None) -> ServerConfig:
+    """A stdio server config that starts one of the test servers in tests/servers."""
+    from moka_shell.config import ServerConfig
+
+    cmd = server_script(script)
+    return ServerConfig(command=cmd[0], args=[*cmd[1:], *args], cwd=cwd)
+
+
+def manager(inspector: Inspector, connect_timeout: float | None = None) -> ServerManager:
+    """A ServerManager with the built-in transports and no installed plugins."""
+    from moka_shell.core.mcp.servers import ServerManager
+    from moka_shell.plugins import PluginHost
+
+    host = PluginHost(load_entrypoints=False)
+    return ServerManager(host.collect("register_transports", "transport_id"), inspector,
+                         connect_timeout=connect_timeout)
+
+
+async def until(check: Any, timeout: float = 30.0) -> None:
+    """Wait until ``check()`` is true (a bound on waiting, not an assertion about time)."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached")
+        await asyncio.sleep(0.02)

@@ -12,8 +12,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from moka_shell.shells.check_junit import junit_xml
-from moka_shell.shells.check_report import CheckReport, ViewReport
+from moka_shell.shells.check.junit import junit_xml
+from moka_shell.shells.check.report import CheckReport, ViewReport
 
 
 _TIME = r"(([0-9]{0,3},)*[0-9]{3}|[0-9]{0,3})*(\.[0-9]*)?"

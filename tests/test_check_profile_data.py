@@ -13,8 +13,8 @@ from moka_shell.cli.main import main
 from moka_shell.core.themes import STANDARD_VARIABLES
 from moka_shell.core.views.profile import CAPABILITY_OF_METHOD, HostProfile
 from moka_shell.errors import UsageError
-from moka_shell.shells.check_classes import FIXES, classify, csp_finding, error_finding
-from moka_shell.shells.check_profiles import load_profile, profile_names, resolve
+from moka_shell.shells.check.findings import FIXES, classify, csp_finding, error_finding
+from moka_shell.shells.check.profiles import load_profile, profile_names, resolve
 
 # McpUiHostCapabilities and McpUiHostContext fields (ext-apps 2.0.4 spec.types.d.ts; mcp-apps-host.md §1I, §1J).
 CAPABILITIES = {"experimental", "openLinks", "downloadFile", "serverTools", "serverResources", "logging", "sandbox",

@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from test_reliability_servers import manager, stdio, until
+from support import manager, stdio, until
 from moka_shell.config import ServerConfig
 from moka_shell.core.mcp.backoff import Backoff
 from moka_shell.errors import ToolCallError

@@ -27,9 +27,9 @@ from keyring.backends import fail
 
 from oauth_support import SERVERS, OAuthServer, browse, oauth_server  # noqa: F401 - the fixture
 from moka_shell.config import ServerConfig
-from moka_shell.core.mcp import oauth_store
-from moka_shell.core.mcp.oauth_login import sign_in
-from moka_shell.core.mcp.oauth_loopback import LoopbackReceiver
+from moka_shell.core.mcp.oauth import store as oauth_store
+from moka_shell.core.mcp.oauth.login import sign_in
+from moka_shell.core.mcp.oauth.loopback import LoopbackReceiver
 from moka_shell.core.mcp.servers import ServerManager
 from moka_shell.errors import SignInError, ToolCallError
 from moka_shell.inspector import Inspector

@@ -74,7 +74,7 @@ def test_metadata_covers_moka_and_installed_plugins() -> None:
 
 def test_test_doubles_and_the_build_helper_stay_out() -> None:
     keep = _pyinstaller.keep_submodule
-    assert keep("moka_shell.shells.check_webview") and keep("moka_shell.demo.server")
+    assert keep("moka_shell.shells.check.webview_engine") and keep("moka_shell.demo.server")
     assert not keep("moka_shell.testing") and not keep("moka_shell.testing.fake_openai")
     assert not keep("moka_shell._pyinstaller")
     assert keep("moka_shell.testingx")
@@ -87,7 +87,7 @@ def test_hook_runs_under_pyinstaller_when_available() -> None:
     dests = {Path(dest).as_posix() for _src, dest in ns["datas"]}
     assert "moka_shell/web/static" in dests and "moka_shell/demo/views" in dests
     assert any(d.startswith("moka_shell-") and d.endswith(".dist-info") for d in dests)
-    assert "moka_shell.shells.check_webview" in ns["hiddenimports"]
+    assert "moka_shell.shells.check.webview_engine" in ns["hiddenimports"]
     assert not any(m.startswith("moka_shell.testing") for m in ns["hiddenimports"])
 
 

@@ -14,7 +14,7 @@ def imports_after(code: str) -> set[str]:
 
 def test_the_cli_and_the_desktop_shell_load_without_the_sdk() -> None:
     loaded = imports_after("from moka_shell.cli.main import build_parser\nbuild_parser()\n"
-                           "import moka_shell.shells.desktop, moka_shell.shells.core_thread")
+                           "import moka_shell.shells.desktop.run, moka_shell.shells.core_thread")
     assert "mcp" not in loaded and "moka_shell.core.app" not in loaded, sorted(m for m in loaded if "mcp" in m)
 
 
@@ -23,7 +23,7 @@ def test_building_the_parser_loads_no_command_no_plugin_machinery_and_no_config_
     # the plugin machinery (pluggy), the pydantic config models and the inspector load on the core
     # thread or when a command runs, not with the parser on the way to the window.
     loaded = imports_after("from moka_shell.cli.main import build_parser\nbuild_parser().parse_args([])\n"
-                           "import moka_shell.cli.run, moka_shell.shells.desktop")
+                           "import moka_shell.cli.run, moka_shell.shells.desktop.run")
     heavy = {"pydantic", "pluggy", "moka_shell.config", "moka_shell.cli.commands", "moka_shell.inspector"}
     assert not heavy & loaded, sorted(heavy & loaded)
 
@@ -39,7 +39,7 @@ def test_a_command_still_runs_through_its_lazily_loaded_module(tmp_path) -> None
 
 def test_the_sign_in_timeout_is_defined_once_in_spirit() -> None:
     from moka_shell.cli import servers_auth
-    from moka_shell.core.mcp import oauth
+    from moka_shell.core.mcp.oauth import provider as oauth
 
     assert servers_auth.SIGN_IN_TIMEOUT == oauth.SIGN_IN_TIMEOUT
 

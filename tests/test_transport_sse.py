@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from support import SERVERS
-from test_reliability_servers import manager, until
+from support import manager, until
 from moka_shell.config import ServerConfig
 from moka_shell.errors import ToolCallError
 from moka_shell.inspector import Inspector

@@ -10,7 +10,7 @@ from browser_support import DEMO, Moka
 from test_check import moka
 from test_demo_views import open_playground, wait_log
 
-from moka_shell.shells.check_profiles import load_profile, profile_names
+from moka_shell.shells.check.profiles import load_profile, profile_names
 
 
 def init_result(view: dict[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from keyring.backends import fail
 
 from browser_support import Moka
 from oauth_support import OAuthServer, oauth_server  # noqa: F401 - the fixture
-from moka_shell.core.mcp import oauth_store
+from moka_shell.core.mcp.oauth import store as oauth_store
 from moka_shell.paths import Paths
 from moka_shell.shells.core_thread import CoreThread
 

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from moka_shell.paths import Paths
-from moka_shell.shells import desktop_qt
-from moka_shell.shells.desktop import run_desktop
+from moka_shell.shells.desktop import qt as desktop_qt
+from moka_shell.shells.desktop.run import run_desktop
 
 OUT: dict[str, Any] = {}
 

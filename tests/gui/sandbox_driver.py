@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from moka_shell.paths import Paths
-from moka_shell.shells.desktop import run_desktop
+from moka_shell.shells.desktop.run import run_desktop
 
 OUT: dict[str, Any] = {"udp": [], "tcp": 0, "consent": []}
 HERE = Path(__file__).resolve().parent

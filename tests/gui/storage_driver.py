@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from moka_shell.paths import Paths
-from moka_shell.shells.desktop import run_desktop
+from moka_shell.shells.desktop.run import run_desktop
 
 OUT: dict[str, Any] = {"boots": []}
 SERVERS = Path(__file__).resolve().parents[1] / "servers"

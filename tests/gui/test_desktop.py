@@ -44,6 +44,6 @@ def test_desktop_shell_runs_a_tool_and_its_view(tmp_path: Path) -> None:
 def test_core_never_imports_webview() -> None:
     """Only the shells import pywebview; the core, CLI and web server run without it."""
     code = ("import sys, moka_shell.core.app, moka_shell.cli.main, moka_shell.web.server, moka_shell.bridge,"
-            " moka_shell.shells.check, moka_shell.shells.core_thread;"
+            " moka_shell.shells.check.run, moka_shell.shells.core_thread;"
             " sys.exit(1 if any(m == 'webview' or m.startswith('webview.') for m in sys.modules) else 0)")
     assert subprocess.run([sys.executable, "-c", code], timeout=60).returncode == 0

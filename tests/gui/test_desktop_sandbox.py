@@ -2,7 +2,7 @@
 
 sandbox_driver.py opens three views of tests/servers/hostile_server.py (`escape`) in the real Qt
 shell: each tries WebRTC to local UDP/TCP sinks and window.open by itself; the page then asks
-for a new window itself. Before desktop_sandbox.py the UDP sink got dozens of STUN/TURN packets,
+for a new window itself. Before shells/desktop/sandbox.py the UDP sink got dozens of STUN/TURN packets,
 the TCP sink connections, window.open returned a window, and the page's new window went to the
 system browser unasked.
 """

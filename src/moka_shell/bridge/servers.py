@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from moka_shell.bridge.params import Params, opt_dict, opt_str, req_str
 from moka_shell.config import ServerConfig
 from moka_shell.config_import import import_config_file, import_config_text
-from moka_shell.core.mcp.oauth_signin import SignIns
+from moka_shell.core.mcp.oauth.signin import SignIns
 from moka_shell.errors import InvalidParamsError, ServerExistsError
 
 # The fields the Add/Edit dialog shows; replacing a server keeps the others.

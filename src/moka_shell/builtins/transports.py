@@ -13,7 +13,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from moka_shell.config import SELF_COMMAND, ServerConfig, self_command
 from moka_shell.core.mcp.http_diagnostics import error_reporter
-from moka_shell.core.mcp.oauth import connection_auth, find_sign_in_required, uses_oauth
+from moka_shell.core.mcp.oauth.provider import connection_auth, find_sign_in_required, uses_oauth
 from moka_shell.core.mcp.stdio_client import StdioLaunch, stdio_streams
 from moka_shell.errors import ServerError
 from moka_shell.hookspecs import RegisterTransport, hookimpl

@@ -58,8 +58,8 @@ def servers_list(args: argparse.Namespace) -> int:
     """Configured servers; with --check, connect and show each status."""
     cfg = ConfigFile(paths_of(args).config_file).config
     if not args.check:
-        from moka_shell.core.mcp.oauth import auth_state  # imports the MCP SDK: only when listing
-        from moka_shell.core.mcp.oauth_store import use_data_dir
+        from moka_shell.core.mcp.oauth.provider import auth_state  # imports the MCP SDK: only when listing
+        from moka_shell.core.mcp.oauth.store import use_data_dir
 
         use_data_dir(paths_of(args).data_dir)
         rows = [{"name": n, "transport": c.transport_id, "disabled": c.disabled, "auth": auth_state(c.url, c.headers),

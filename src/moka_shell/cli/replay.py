@@ -24,7 +24,7 @@ def add_parser(sub: Any) -> None:
 
 def replay(args: argparse.Namespace) -> int:
     """Run ``moka replay``."""
-    from moka_shell.shells.replay import replay_check, replay_open
+    from moka_shell.shells.check.replay import replay_check, replay_open
 
     if args.timeout <= 0 or args.settle < 0:
         raise UsageError("--timeout must be more than 0 and --settle 0 or more")

@@ -32,7 +32,7 @@ def desktop(args: argparse.Namespace) -> int:
                                     "serving the same UI in browser mode instead.")
     from moka_shell.core.instance_lock import request_focus
     from moka_shell.errors import InstanceRunningError
-    from moka_shell.shells.desktop import run_desktop
+    from moka_shell.shells.desktop.run import run_desktop
 
     paths = paths_of(args)
     try:
@@ -47,8 +47,8 @@ def desktop(args: argparse.Namespace) -> int:
 
 def check(args: argparse.Namespace) -> int:
     """Render a server's UI tools headless and print a report."""
-    from moka_shell.shells.check import CheckOptions, run_check
-    from moka_shell.shells.check_junit import write_junit
+    from moka_shell.shells.check.run import CheckOptions, run_check
+    from moka_shell.shells.check.junit import write_junit
 
     tool_args = None
     if args.record and not args.tool:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 # The OAuth modules import the MCP SDK (seconds on a busy machine), and the config the pydantic
 # models: loaded by the commands that sign in or out, not by every `moka` start (the parser is
 # built before the desktop window opens, which would wait for them).
-SIGN_IN_TIMEOUT = 300.0  # seconds; the default of --timeout (core.mcp.oauth keeps its own default)
+SIGN_IN_TIMEOUT = 300.0  # seconds; the default of --timeout (core.mcp.oauth.provider keeps its own default)
 
 
 def add_parsers(ssub: Any) -> None:
@@ -35,8 +35,8 @@ def add_parsers(ssub: Any) -> None:
 
 def _oauth_server(args: argparse.Namespace) -> ServerConfig:
     from moka_shell.config import ConfigFile
-    from moka_shell.core.mcp.oauth import uses_oauth
-    from moka_shell.core.mcp.oauth_store import use_data_dir
+    from moka_shell.core.mcp.oauth.provider import uses_oauth
+    from moka_shell.core.mcp.oauth.store import use_data_dir
 
     paths = paths_of(args)
     use_data_dir(paths.data_dir)
@@ -55,7 +55,7 @@ def _oauth_server(args: argparse.Namespace) -> ServerConfig:
 def servers_login(args: argparse.Namespace) -> int:
     """Sign in: print (and open) the authorization URL, wait for the redirect, keep the tokens."""
     from moka_shell.cli.commands import run
-    from moka_shell.core.mcp.oauth_login import sign_in
+    from moka_shell.core.mcp.oauth.login import sign_in
 
     server = _oauth_server(args)
     assert server.url is not None
@@ -77,7 +77,7 @@ def servers_login(args: argparse.Namespace) -> int:
 def servers_logout(args: argparse.Namespace) -> int:
     """Forget the server's tokens (revoking them at the server when it offers that)."""
     from moka_shell.cli.commands import run
-    from moka_shell.core.mcp.oauth_login import sign_out
+    from moka_shell.core.mcp.oauth.login import sign_out
 
     server = _oauth_server(args)
     result = run(lambda: sign_out(server.url or ""))

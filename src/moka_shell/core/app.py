@@ -23,7 +23,7 @@ from moka_shell.core.consent import Consent
 from moka_shell.core.instance_lock import InstanceLock
 from moka_shell.core.mcp.elicitation import Elicitations
 from moka_shell.core.mcp.progress import CallTracker
-from moka_shell.core.mcp.oauth_store import use_data_dir
+from moka_shell.core.mcp.oauth.store import use_data_dir
 from moka_shell.core.mcp.servers import ServerManager
 from moka_shell.core.mcp.transport import Transport
 from moka_shell.core.redact import SECRETS, config_secrets, mask_logs

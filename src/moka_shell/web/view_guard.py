@@ -6,7 +6,7 @@ makes the WebRTC constructors undefined and non-configurable on the view's windo
 the view's own scripts run. A child frame the view creates gets an opaque origin of its own in the
 sandbox, so the view cannot borrow that frame's constructors (measured in Chromium and
 QtWebEngine: reading them throws a SecurityError). The desktop app adds the same guard to every
-frame through QtWebEngine (shells/desktop_sandbox.py).
+frame through QtWebEngine (shells/desktop/sandbox.py).
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ from moka_shell.core.mcp.coalesce import Coalesced
 from moka_shell.core.mcp.elicitation import Elicitor, sdk_callback
 from moka_shell.core.mcp.listing import has_capability, read_listing
 from moka_shell.core.mcp.logging_transport import LoggingTransport
-from moka_shell.core.mcp.oauth import auth_state
+from moka_shell.core.mcp.oauth.provider import auth_state
 from moka_shell.core.mcp.progress import CallTracker
 from moka_shell.core.mcp.requests import ServerRequests
 from moka_shell.core.mcp.sdk import describe_exception, dump, quiet_sdk_logs

@@ -5,7 +5,7 @@ view got, the tool input and result, the view's storage when it started, and eve
 message in either direction with its time since the first. It is built from the Inspector's
 record of the view, which has secret-looking keys redacted already; the whole recording then
 goes through ``core/redact.py`` (known secret values masked), so no secret is ever in a file.
-``moka replay`` (``shells/replay.py``) plays one back with no server.
+``moka replay`` (``shells/check/replay.py``) plays one back with no server.
 """
 
 from __future__ import annotations

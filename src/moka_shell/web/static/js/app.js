@@ -17,7 +17,7 @@ import { initProblems } from "./app-problems.js";
 import { viewHost } from "./views.js";
 import chat from "./chat.js";
 import runner from "./runner.js";
-import servers from "./servers.js";
+import servers from "./servers/screen.js";
 import inspector from "./inspector.js";
 import settings from "./settings.js";
 

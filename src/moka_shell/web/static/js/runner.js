@@ -10,7 +10,7 @@ import { createSchemaForm } from "./schema-form.js";
 import { renderToolResult } from "./toolcard.js";
 import { jsonView } from "./json.js";
 import { store } from "./store.js";
-import { toolMarks } from "./server-extras.js";
+import { toolMarks } from "./servers/extras.js";
 
 let ctx;
 let serverSel, toolSel, toolInfo, formHost, rawArea, rawError, rawToggle, runBtn, results, pickCard;

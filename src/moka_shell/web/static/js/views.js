@@ -326,7 +326,7 @@ function showProblem(rec, d) {
   rec.head.after(rec.problems);
 }
 
-// The desktop shell exposes gc() (shells/desktop.py): there every view shares the page's renderer,
+// The desktop shell exposes gc() (shells/desktop/run.py): there every view shares the page's renderer,
 // and V8 rarely runs a full collection by itself, so parked and closed views kept their memory.
 // Browsers have no gc(); they give each sandboxed view its own process, which exits with it.
 let gcTimer = null;

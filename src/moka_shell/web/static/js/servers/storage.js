@@ -1,9 +1,9 @@
 // The server card's storage line: what this server's views keep in the localStorage and
 // sessionStorage Moka gives them (core/views/storage.py), and a Clear button.
 
-import { api } from "./api.js";
-import { h } from "./dom.js";
-import { button, confirmDialog, toastError } from "./ui.js";
+import { api } from "../api.js";
+import { h } from "../dom.js";
+import { button, confirmDialog, toastError } from "../ui.js";
 
 function amount(units) {
   if (units < 1000) return `${units}`;

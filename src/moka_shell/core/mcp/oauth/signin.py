@@ -12,8 +12,8 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from moka_shell.core.mcp.oauth import SIGN_IN_TIMEOUT, uses_oauth
-from moka_shell.core.mcp.oauth_login import sign_in, sign_out
+from moka_shell.core.mcp.oauth.provider import SIGN_IN_TIMEOUT, uses_oauth
+from moka_shell.core.mcp.oauth.login import sign_in, sign_out
 from moka_shell.core.mcp.servers import ServerManager
 from moka_shell.errors import MokaError, SignInError
 

@@ -1,17 +1,17 @@
 // The Servers screen: each MCP server's status, last error and stderr, with enable/disable,
 // restart and remove; plus "Add server" (stdio or HTTP) and "Import config".
 
-import { api } from "./api.js";
-import { h, clear } from "./dom.js";
-import { icon } from "./icons.js";
-import { button, iconButton, openDialog, confirmDialog, toastError, emptyState } from "./ui.js";
-import { store } from "./store.js";
-import { serverDialog, serverTarget } from "./server-dialog.js";
-import { authButton, statusLabel } from "./server-auth.js";
-import { storageLine } from "./server-storage.js";
-import { instructionsFold } from "./server-instructions.js";
-import { serverExtras, serverIcon } from "./server-extras.js";
-import { approvalsFold } from "./server-approvals.js";
+import { api } from "../api.js";
+import { h, clear } from "../dom.js";
+import { icon } from "../icons.js";
+import { button, iconButton, openDialog, confirmDialog, toastError, emptyState } from "../ui.js";
+import { store } from "../store.js";
+import { serverDialog, serverTarget } from "./dialog.js";
+import { authButton, statusLabel } from "./auth.js";
+import { storageLine } from "./storage.js";
+import { instructionsFold } from "./instructions.js";
+import { serverExtras, serverIcon } from "./extras.js";
+import { approvalsFold } from "./approvals.js";
 
 const addDialog = () => serverDialog();
 
@@ -76,7 +76,7 @@ function serverCard(s) {
       remove));
 }
 
-// ---- import (add and edit: js/server-dialog.js) --------------------------------------------
+// ---- import (add and edit: js/servers/dialog.js) --------------------------------------------
 
 function field(label, control, help) {
   return h("label", { class: "field" }, h("span", { class: "field-label", text: label }), control, help ? h("span", { class: "field-help", text: help }) : null);

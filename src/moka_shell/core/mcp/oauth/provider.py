@@ -4,9 +4,9 @@ The SDK does the protocol: protected resource metadata (RFC 9728) from ``WWW-Aut
 authorization server metadata (RFC 8414, OpenID discovery as fallback), client ID metadata
 documents or dynamic registration (RFC 7591), PKCE S256, ``resource`` (RFC 8707), the ``iss``
 check (RFC 9207), refresh, and step-up on ``insufficient_scope``. Moka adds where tokens live
-(``oauth_store``), the loopback redirect (``oauth_loopback``), refreshing a little before expiry
+(``store``), the loopback redirect (``loopback``), refreshing a little before expiry
 (also across restarts), and two modes: a connection never waits for a person (a 401 that needs
-a sign-in raises ``SignInRequiredError``), and ``oauth_login.sign_in`` runs the browser round trip.
+a sign-in raises ``SignInRequiredError``), and ``login.sign_in`` runs the browser round trip.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from mcp.shared.auth import (AuthorizationCodeResult, OAuthClientMetadata, OAuth
                              ProtectedResourceMetadata)
 
 from moka_shell import __version__
-from moka_shell.core.mcp.oauth_store import OAuthStore
+from moka_shell.core.mcp.oauth.store import OAuthStore
 from moka_shell.errors import SignInError, SignInRequiredError
 
 SIGN_IN_TIMEOUT = 300.0  # how long a person has to finish signing in, in the browser

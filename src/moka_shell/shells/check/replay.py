@@ -25,7 +25,7 @@ from moka_shell.errors import BridgeError, RecordingError
 from moka_shell.inspector import EventFilter
 from moka_shell.paths import Paths
 from moka_shell.shells.core_thread import CoreThread
-from moka_shell.shells.replay_diff import Comparison, Exchange, compare, normalize, recorded_exchanges
+from moka_shell.shells.check.replay_diff import Comparison, Exchange, compare, normalize, recorded_exchanges
 
 SETTLE = 1.5
 
@@ -198,8 +198,8 @@ def _core() -> tuple[CoreThread, tempfile.TemporaryDirectory[str]]:
 
 def replay_check(path: str, *, timeout: float = 20.0, settle: float = SETTLE) -> ReplayReport:
     """Replay headless in Chromium and compare with the recording."""
-    from moka_shell.shells.check_engines import ChromiumEngine
-    from moka_shell.shells.check_watch import watch
+    from moka_shell.shells.check.engines import ChromiumEngine
+    from moka_shell.shells.check.watch import watch
 
     rec = load_recording(path)
     core, tmp = _core()

@@ -3,10 +3,10 @@
 // desktop app has the core open the system browser. The popup comes back to Moka's loopback
 // receiver, which closes it; the card turns ready on the servers.changed that follows.
 
-import { api } from "./api.js";
-import { h } from "./dom.js";
-import { button, openDialog, toast, toastError } from "./ui.js";
-import { store } from "./store.js";
+import { api } from "../api.js";
+import { h } from "../dom.js";
+import { button, openDialog, toast, toastError } from "../ui.js";
+import { store } from "../store.js";
 
 const waiting = new Set(); // servers whose sign-in page is open
 

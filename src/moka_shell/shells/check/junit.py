@@ -14,7 +14,7 @@ import socket
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from moka_shell.shells.check_report import CheckReport, ViewReport
+from moka_shell.shells.check.report import CheckReport, ViewReport
 
 
 def _seconds(v: ViewReport) -> str:

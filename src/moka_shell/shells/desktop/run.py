@@ -9,32 +9,27 @@ gives the core native things (the save dialog).
 
 from __future__ import annotations
 
-import asyncio
-import base64
 import html
 import json
-import shutil
-import subprocess
 import sys
 import threading
-import webbrowser
 from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
 from moka_shell.core.instance_lock import InstanceLock
 from moka_shell.paths import Paths
-from moka_shell.shells import desktop_qt
 from moka_shell.shells.core_thread import CoreThread
-from moka_shell.shells.desktop_commands import DesktopCommands
-from moka_shell.shells.desktop_menu import build_menu
-from moka_shell.shells.desktop_sandbox import harden_qt, new_window_router
+from moka_shell.shells.desktop.actions import DesktopActions
+from moka_shell.shells.desktop.commands import DesktopCommands
+from moka_shell.shells.desktop.menu import build_menu
+from moka_shell.shells.desktop.sandbox import harden_qt, new_window_router
+from moka_shell.shells.desktop.skeleton import saved_mode, skeleton_html
 from moka_shell.shells.qt_env import prepare_qt_environment
-from moka_shell.shells.skeleton import saved_mode, skeleton_html
 
 DEFAULT_SIZE = (1180, 820)
 STARTUP_SWITCH_INTERVAL = 0.0005  # seconds, while the core starts beside the window (Python's default: 0.005)
-ICON = Path(__file__).resolve().parent.parent / "web" / "static" / "icon.png"
+ICON = Path(__file__).resolve().parent.parent.parent / "web" / "static" / "icon.png"
 
 
 class WindowState:
@@ -188,84 +183,6 @@ def failure_html(exc: BaseException) -> str:
             f"margin:15vh auto;max-width:560px;padding:0 24px;color:#221d19'><h2>Moka could not start</h2>"
             f"<p>{text}</p><p style='color:#6f665e'>{hint}</p><p style='color:#6f665e'>Close this window; "
             f"the message is also printed in the terminal.</p></body>")
-
-
-class DesktopActions:
-    """The desktop's ``ShellActions``: the default browser, and the native save dialog."""
-
-    def __init__(self) -> None:
-        self.window: Any = None  # the main window, once it exists
-        self.popouts: dict[str, Any] = {}  # view id → its pop-out window
-
-    def set_title(self, title: str) -> None:
-        """Title the main window as the page is titled (screen and conversation)."""
-        if self.window is not None:
-            self.window.set_title(title)
-
-    def quit(self) -> None:
-        """Close the pop-outs, then the main window (which ends ``webview.start``)."""
-        for win in list(self.popouts.values()):
-            win.destroy()
-        if self.window is not None:
-            self.window.destroy()
-
-    def zoom(self, step: int) -> float | None:
-        """Zoom the focused window's page (Qt); None where the backend cannot."""
-        import webview
-
-        return desktop_qt.zoom(webview.active_window() or self.window, step)
-
-    def focus(self) -> None:
-        """Bring the main window forward (a second launch asked for it)."""
-        win = self.window
-        if win is None:
-            return
-        win.restore()
-        win.show()
-        native = getattr(win, "native", None)
-        if native is not None:
-            def forward() -> None:
-                native.raise_()
-                native.activateWindow()
-
-            desktop_qt.on_gui_thread(forward)
-
-    def notify(self, title: str, body: str) -> bool:
-        """A desktop notification through the platform's own tool; False when there is none."""
-        if sys.platform.startswith("linux") and shutil.which("notify-send"):
-            command = ["notify-send", "--app-name=Moka", title, body]
-        elif sys.platform == "darwin":
-            script = f"display notification {json.dumps(body)} with title {json.dumps(title)}"
-            command = ["osascript", "-e", script]
-        else:
-            return False
-        try:
-            subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        except OSError:
-            return False
-        return True
-
-    def open_link(self, url: str) -> None:
-        """Open the link in the default browser (off the core loop: it may take a while)."""
-        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
-
-    async def save_download(self, file: dict[str, Any]) -> None:
-        """Ask where to save a view's download with the native dialog, then write it."""
-        import webview
-
-        window = self.window
-        if window is None:
-            return
-
-        def ask() -> Any:
-            return window.create_file_dialog(webview.FileDialog.SAVE, save_filename=file["filename"])
-
-        chosen = await asyncio.to_thread(ask)
-        if not chosen:
-            return
-        target = Path(chosen if isinstance(chosen, str) else chosen[0])
-        data = base64.b64decode(file["blob"]) if file.get("blob") else (file.get("text") or "").encode("utf-8")
-        target.write_bytes(data)
 
 
 if __name__ == "__main__":  # pragma: no cover - manual runs

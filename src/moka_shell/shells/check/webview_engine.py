@@ -1,7 +1,7 @@
 """``moka check --engine webview``: render views in the pywebview engine (Qt offscreen, GTK).
 
 This is how the frozen app checks itself: it ships no Playwright. Only this module and
-``shells/desktop.py`` import ``webview``.
+``shells/desktop/`` import ``webview``.
 """
 
 from __future__ import annotations
@@ -9,16 +9,11 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from moka_shell.shells.check_engines import UrlEngine
-from moka_shell.shells.check_qt_grab import qt_grabber
+from moka_shell.shells.check.engines import Engine, UrlEngine
+from moka_shell.shells.check.qt_grab import qt_grabber
 from moka_shell.shells.qt_env import prepare_qt_environment
-
-if TYPE_CHECKING:
-    from moka_shell.core.mcp.catalog import ToolEntry
-    from moka_shell.shells.check import Checker
-    from moka_shell.shells.check_profiles import ProfileSpec
 
 # What this engine cannot do that Chromium can (the report names each one an option needed).
 NO_PROBE = "look inside the view's frame, so a view that never sizes itself is a warning, not a 'blank view' failure"
@@ -36,8 +31,8 @@ class WebviewEngine(UrlEngine):
         return bool(self._grab and self._grab(path))
 
 
-def render_all_in_webview(checker: Checker, entries: list[ToolEntry], specs: list[ProfileSpec]) -> None:
-    """Open one window (offscreen without a display) and render each view in it in turn."""
+def render_in_webview(render: Callable[[Engine], None]) -> None:
+    """Open one window (offscreen without a display) and hand ``render`` the engine that loads pages in it."""
     prepare_qt_environment(offscreen_without_display=True)
     import webview
 
@@ -62,7 +57,7 @@ def render_all_in_webview(checker: Checker, entries: list[ToolEntry], specs: lis
     def drive(*_a: Any) -> None:
         try:
             loaded.wait(20)
-            checker.render_all(entries, WebviewEngine(open_url, qt_grabber(window)), specs)
+            render(WebviewEngine(open_url, qt_grabber(window)))
         except BaseException as exc:  # reported after the GUI loop ends
             errors.append(exc)
         finally:

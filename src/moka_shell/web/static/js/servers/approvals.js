@@ -2,11 +2,11 @@
 // (config `approval.servers`, applied by core/chat/approval.py), shown and edited in place with
 // approval.set. "Decided by its annotations" clears a choice.
 
-import { api } from "./api.js";
-import { h, clear } from "./dom.js";
-import { icon } from "./icons.js";
-import { toastError } from "./ui.js";
-import { store } from "./store.js";
+import { api } from "../api.js";
+import { h, clear } from "../dom.js";
+import { icon } from "../icons.js";
+import { toastError } from "../ui.js";
+import { store } from "../store.js";
 
 const SERVER_CHOICES = [["", "Decided by each tool"], ["ask", "Ask every time"], ["allow", "Always allow"], ["deny", "Never allow"]];
 const TOOL_CHOICES = [["", "Server's default"], ["ask", "Ask"], ["allow", "Always allow"], ["deny", "Never allow"]];

@@ -2,11 +2,11 @@
 // directory, URL, headers and a plugin transport type. Adding under a name that is taken asks
 // before replacing; the core refuses a replacement it was not told about (servers.add).
 
-import { api } from "./api.js";
-import { h } from "./dom.js";
-import { icon } from "./icons.js";
-import { button, openDialog, confirmDialog, toast } from "./ui.js";
-import { store } from "./store.js";
+import { api } from "../api.js";
+import { h } from "../dom.js";
+import { icon } from "../icons.js";
+import { button, openDialog, confirmDialog, toast } from "../ui.js";
+import { store } from "../store.js";
 
 const HTTP_TYPES = new Set(["http", "streamable-http", "streamablehttp", "streamable_http", "streamableHttp"]);
 

@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from moka_shell.shells.check_storage import line as storage_line
+from moka_shell.shells.check.storage import line as storage_line
 
 # Timings worth printing, in the order they happen.
 _STEPS = [("proxy_ready", "proxy ready"), ("document", "document served"), ("initialize", "ui/initialize"),
@@ -70,7 +70,7 @@ class CheckReport:
 
     def add_problem(self, tool: str, problem: str) -> None:
         """A problem in the server's metadata: it counts unless --tool names another tool."""
-        from moka_shell.shells.check_classes import classify
+        from moka_shell.shells.check.findings import classify
 
         finding = classify(problem, default="metadata")
         item = {"tool": tool, "problem": problem, "class": finding.cls, "fix": finding.fix}

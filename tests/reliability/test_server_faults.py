@@ -15,7 +15,7 @@ from typing import Any
 import mcp_types as types
 import pytest
 
-from support import server_script
+from support import manager, stdio, until
 from moka_shell.config import ServerConfig
 from moka_shell.core.mcp.connection import ServerConnection
 from moka_shell.core.mcp.servers import ServerManager
@@ -24,26 +24,6 @@ from moka_shell.inspector import EventFilter, Inspector
 from moka_shell.plugins import PluginHost
 
 pytestmark = pytest.mark.anyio
-
-
-def manager(inspector: Inspector, connect_timeout: float | None = None) -> ServerManager:
-    host = PluginHost(load_entrypoints=False)
-    return ServerManager(host.collect("register_transports", "transport_id"), inspector,
-                         connect_timeout=connect_timeout)
-
-
-def stdio(script: str, *args: str, cwd: str | None = None) -> ServerConfig:
-    cmd = server_script(script)
-    return ServerConfig(command=cmd[0], args=[*cmd[1:], *args], cwd=cwd)
-
-
-async def until(check: Any, timeout: float = 30.0) -> None:
-    """Wait until ``check()`` is true (a bound on waiting, not an assertion about time)."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached")
-        await asyncio.sleep(0.02)
 
 
 async def test_a_log_that_cannot_be_written_breaks_no_call_and_no_reconnect(tmp_path: Path) -> None:

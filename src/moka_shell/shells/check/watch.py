@@ -9,8 +9,8 @@ from typing import Any
 from moka_shell.core.views.profile import HostProfile
 from moka_shell.core.views.view import View
 from moka_shell.inspector import EventFilter, Inspector
-from moka_shell.shells.check_classes import Finding, classify, csp_finding, error_finding
-from moka_shell.shells.check_report import ViewReport
+from moka_shell.shells.check.findings import Finding, classify, csp_finding, error_finding
+from moka_shell.shells.check.report import ViewReport
 
 POLL = 0.05
 CAUSES = ("thrown-error", "missing-host-context", "storage", "needs-unsafe-eval")

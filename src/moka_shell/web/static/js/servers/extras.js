@@ -4,10 +4,10 @@
 // and the server's own icon. Lists load when their fold is first opened. The card is rebuilt on every
 // servers.changed, so what was loaded and which folds were open are kept here, per server and generation.
 
-import { api } from "./api.js";
-import { h, clear } from "./dom.js";
-import { icon } from "./icons.js";
-import { badge, button, openDialog, spinner, toastError } from "./ui.js";
+import { api } from "../api.js";
+import { h, clear } from "../dom.js";
+import { icon } from "../icons.js";
+import { badge, button, openDialog, spinner, toastError } from "../ui.js";
 
 const LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 const LEVEL_TONE = { debug: "neutral", info: "info", notice: "accent", warning: "warning" };

@@ -17,11 +17,11 @@ from moka_shell.core.views.view import View, notification
 from moka_shell.errors import MokaError, ServerUnavailableError, UnknownServerError, UsageError
 from moka_shell.inspector import EventFilter
 from moka_shell.paths import Paths
-from moka_shell.shells import check_storage
-from moka_shell.shells.check_engines import ChromiumEngine, Engine, pick_engine
-from moka_shell.shells.check_profiles import ProfileSpec, resolve
-from moka_shell.shells.check_report import CheckReport, ViewReport
-from moka_shell.shells.check_watch import collect, watch
+from moka_shell.shells.check import storage as check_storage
+from moka_shell.shells.check.engines import ChromiumEngine, Engine, pick_engine
+from moka_shell.shells.check.profiles import ProfileSpec, resolve
+from moka_shell.shells.check.report import CheckReport, ViewReport
+from moka_shell.shells.check.watch import collect, watch
 from moka_shell.shells.core_thread import CoreThread
 
 SETTLE = 1.5  # default: seconds a view must stay quiet after its result before it is judged
@@ -163,7 +163,7 @@ class Checker:
                 profile=spec.profile, consent=consent, engine=engine.name)
         check_storage.report(app, view, vr, self.options.no_storage)
         if self.options.record:
-            from moka_shell.shells.replay import write_recording
+            from moka_shell.shells.check.replay import write_recording
 
             write_recording(app, view, self.options.record)
         self.core.submit(app.view_host.close(view, "check finished")).result(10)
@@ -240,9 +240,9 @@ def run_check(paths: Paths, server: str, options: CheckOptions) -> CheckReport:
             finally:
                 eng.close()
         else:
-            from moka_shell.shells.check_webview import render_all_in_webview
+            from moka_shell.shells.check.webview_engine import render_in_webview
 
-            render_all_in_webview(checker, entries, specs)
+            render_in_webview(lambda engine: checker.render_all(entries, engine, specs))
     finally:
         checker.stop()
     lacks = {lack for v in checker.report.views for lack in v.engine_lacks}

@@ -16,10 +16,10 @@ import httpx2
 from mcp.client.auth import OAuthFlowError, OAuthRegistrationError
 from mcp.shared.auth import OAuthClientInformationFull
 
-from moka_shell.core.mcp.oauth import (HTTP_TIMEOUT, NO_REGISTRATION_HINT, SIGN_IN_TIMEOUT, MokaOAuthProvider,
+from moka_shell.core.mcp.oauth.provider import (HTTP_TIMEOUT, NO_REGISTRATION_HINT, SIGN_IN_TIMEOUT, MokaOAuthProvider,
                                        redirect_uri_for)
-from moka_shell.core.mcp.oauth_loopback import LoopbackReceiver
-from moka_shell.core.mcp.oauth_store import OAuthStore, where
+from moka_shell.core.mcp.oauth.loopback import LoopbackReceiver
+from moka_shell.core.mcp.oauth.store import OAuthStore, where
 from moka_shell.errors import SignInError
 
 

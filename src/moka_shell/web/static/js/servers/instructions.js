@@ -2,10 +2,10 @@
 // `instructions`), folded, with a switch for whether they go into the model's system prompt
 // (`servers.setInstructions`, saved as "useInstructions" in the server's config entry).
 
-import { api } from "./api.js";
-import { h } from "./dom.js";
-import { icon } from "./icons.js";
-import { toastError } from "./ui.js";
+import { api } from "../api.js";
+import { h } from "../dom.js";
+import { icon } from "../icons.js";
+import { toastError } from "../ui.js";
 
 /** The instructions fold for server info `s` (nothing when the server has none). */
 export function instructionsFold(s) {

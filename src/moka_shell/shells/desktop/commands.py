@@ -6,11 +6,11 @@ import threading
 import webbrowser
 from typing import TYPE_CHECKING, Any
 
-from moka_shell.shells import desktop_qt
+from moka_shell.shells.desktop import qt as desktop_qt
 
 if TYPE_CHECKING:
     from moka_shell.shells.core_thread import CoreThread
-    from moka_shell.shells.desktop import DesktopActions
+    from moka_shell.shells.desktop.actions import DesktopActions
 
 # Edit actions the page can do itself where Qt is not there to do them natively.
 _PAGE_EDITS = {"undo": "undo", "redo": "redo", "cut": "cut", "copy": "copy", "selectAll": "selectAll"}

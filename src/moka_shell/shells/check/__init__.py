@@ -1,0 +1,1 @@
+"""`moka check` and `moka replay`: views rendered headless, watched, judged and reported."""
