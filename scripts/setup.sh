@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up everything Moka needs on a fresh Debian/Ubuntu machine (as root) or an existing one:
 # system packages (Qt WebEngine runtime libraries, Chromium for browser tests, Xvfb), the
-# Python venv in .venv with pinned dependencies, and the pinned npm example servers.
+# Python venv in .venv with pinned dependencies, and (for the tests) the pinned npm example servers
+# and the front end's formatter and linter.
 # Safe to run again: each step is skipped when it is already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -72,6 +73,12 @@ if [ "$WITH_TEST" = 1 ]; then
      || [ tests/npm/package-lock.json -nt tests/npm/node_modules/.package-lock.json ]; then
     echo "setup: installing the pinned MCP Apps example servers from npm"
     (cd tests/npm && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+  # The front end's formatter and linter (Biome, pinned in the root package.json), which
+  # scripts/test.sh runs with node's test runner before pytest.
+  if [ ! -x node_modules/.bin/biome ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    echo "setup: installing the front end's pinned formatter and linter from npm"
+    npm ci --no-audit --no-fund --loglevel=error
   fi
   # The benchmark's AppBridge reference host (bench/appbridge_ref.py): bundled from the pinned
   # ext-apps with the pinned esbuild into an ignored path, never vendored.

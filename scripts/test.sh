@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Set up (if needed) everything the tests use, then run them: the type check, the test suite
-# (unit, real subprocess servers, Chromium end to end, the desktop shell offscreen), the quick
-# benchmark run that keeps bench/ working, and — in CI (CI=true) or with MOKA_TEST_PACKAGING=1 —
-# both Linux packages built from this checkout and smoke-tested.
+# Set up (if needed) everything the tests use, then run them: the type check, the front end's
+# formatting, lint and unit tests, the test suite (unit, real subprocess servers, Chromium end
+# to end, the desktop shell offscreen), the quick benchmark run that keeps bench/ working, and
+# — in CI (CI=true) or with MOKA_TEST_PACKAGING=1 — both Linux packages built from this checkout
+# and smoke-tested.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MOKA_SETUP_TEST=1 bash scripts/setup.sh
@@ -11,6 +12,11 @@ unset DISPLAY WAYLAND_DISPLAY
 if [ "${CI:-}" = "true" ]; then export MOKA_TEST_PACKAGING=${MOKA_TEST_PACKAGING:-1}; fi
 echo "== mypy"
 .venv/bin/python -m mypy --no-error-summary src/moka_shell
+echo "== front end"
+# Biome checks the formatting and lints (any warning fails; biome.jsonc has the rules), then
+# node's own test runner runs the JS unit tests in tests/js (package.json's scripts).
+npm run --silent lint -- --colors=off
+npm test --silent
 echo "== pytest"
 # Two workers (pytest-xdist): most tests wait on subprocesses and Chromium, so two cores serve
 # two streams of them. --dist loadgroup keeps each xdist_group on one worker, one test after

@@ -11,14 +11,20 @@ let current = null;
 // The view's own tool calls get the same result the host got (the page has no MCP client).
 function answerCalls(bridge, toolName, result) {
   bridge.oncalltool = async (params) =>
-    params && params.name === toolName ? result : { content: [{ type: "text", text: "not in the reference" }], isError: true };
+    params && params.name === toolName
+      ? result
+      : { content: [{ type: "text", text: "not in the reference" }], isError: true };
 }
 
 async function unmount() {
   if (!current) return;
   const { bridge, frame } = current;
   current = null;
-  try { await bridge.close(); } catch (_) { /* the frame may be gone already */ }
+  try {
+    await bridge.close();
+  } catch (_) {
+    /* the frame may be gone already */
+  }
   frame.remove();
 }
 
@@ -32,7 +38,10 @@ window.benchMount = async function benchMount(html, toolName, args, result) {
   });
   answerCalls(bridge, toolName, result);
   const initialized = new Promise((resolve) => {
-    bridge.oninitialized = () => { stamps.initialized = performance.now() - t0; resolve(); };
+    bridge.oninitialized = () => {
+      stamps.initialized = performance.now() - t0;
+      resolve();
+    };
   });
   const frame = document.createElement("iframe");
   frame.sandbox = "allow-scripts";

@@ -34,7 +34,9 @@
     appCapabilities: {},
   });
 
-  function setState(state) { body.setAttribute("data-state", state); }
+  function setState(state) {
+    body.setAttribute("data-state", state);
+  }
 
   function setStatus(text, tone) {
     statusEl.textContent = text || "";
@@ -48,7 +50,9 @@
     return Math.min(high, Math.max(low, Math.round(number)));
   }
 
-  function notation(count, sides) { return count + "d" + sides; }
+  function notation(count, sides) {
+    return count + "d" + sides;
+  }
 
   /* ---------- drawing dice ---------- */
 
@@ -65,7 +69,9 @@
 
   function svgElement(name, attributes) {
     var element = document.createElementNS(SVG_NS, name);
-    Object.keys(attributes).forEach(function (key) { element.setAttribute(key, attributes[key]); });
+    Object.keys(attributes).forEach(function (key) {
+      element.setAttribute(key, attributes[key]);
+    });
     return element;
   }
 
@@ -73,7 +79,9 @@
     var die = document.createElement("div");
     die.className = "die poly";
     var svg = svgElement("svg", { viewBox: "0 0 56 56", "aria-hidden": "true" });
-    var shape = SHAPES.filter(function (item) { return sides <= item.upTo; })[0];
+    var shape = SHAPES.filter(function (item) {
+      return sides <= item.upTo;
+    })[0];
     if (shape) {
       svg.appendChild(svgElement("polygon", { class: "face", points: shape.points }));
       shape.facets.forEach(function (points) {
@@ -84,8 +92,10 @@
     }
     var text = svgElement("text", {
       class: "value" + (String(value).length > 2 ? " small" : ""),
-      x: 28, y: shape ? shape.textY : 28,
-      "text-anchor": "middle", "dominant-baseline": "central",
+      x: 28,
+      y: shape ? shape.textY : 28,
+      "text-anchor": "middle",
+      "dominant-baseline": "central",
     });
     text.textContent = String(value);
     svg.appendChild(text);
@@ -116,11 +126,13 @@
   }
 
   function showDice(values, sides) {
-    fillTray(values.map(function (value) {
-      var die = drawDie(value, sides);
-      die.classList.add("landed");
-      return die;
-    }));
+    fillTray(
+      values.map(function (value) {
+        var die = drawDie(value, sides);
+        die.classList.add("landed");
+        return die;
+      }),
+    );
   }
 
   function showNote(text) {
@@ -148,8 +160,12 @@
   function textOf(result) {
     var blocks = Array.isArray(result.content) ? result.content : [];
     return blocks
-      .filter(function (block) { return block && block.type === "text"; })
-      .map(function (block) { return block.text; })
+      .filter(function (block) {
+        return block && block.type === "text";
+      })
+      .map(function (block) {
+        return block.text;
+      })
       .join("\n");
   }
 
@@ -180,7 +196,8 @@
       return;
     }
     current = { sides: data.sides, count: data.count };
-    label.textContent = notation(data.count, data.sides) + " · " + (data.count === 1 ? "one die" : data.count + " dice");
+    label.textContent =
+      notation(data.count, data.sides) + " · " + (data.count === 1 ? "one die" : data.count + " dice");
     totalEl.textContent = String(data.total);
     valuesEl.textContent = data.rolls.join(", ");
     showDice(data.rolls, data.sides);
@@ -202,7 +219,9 @@
   /* ---------- actions ---------- */
 
   function describeFailure(error) {
-    return (error && error.code !== undefined ? "[" + error.code + "] " : "") + ((error && error.message) || String(error));
+    return (
+      (error && error.code !== undefined ? "[" + error.code + "] " : "") + ((error && error.message) || String(error))
+    );
   }
 
   function reroll() {
@@ -214,8 +233,13 @@
     });
     setStatus("Rolling…", "info");
     bridge.callTool("reroll_dice", { sides: current.sides, count: current.count }).then(
-      function (result) { showResult(result); refreshHistoryIfOpen(); },
-      function (error) { showError("Could not roll again: " + describeFailure(error), true); }
+      function (result) {
+        showResult(result);
+        refreshHistoryIfOpen();
+      },
+      function (error) {
+        showError("Could not roll again: " + describeFailure(error), true);
+      },
     );
   }
 
@@ -240,26 +264,33 @@
 
   function renderHistory(result) {
     historyList.replaceChildren();
-    var entries = result.structuredContent && Array.isArray(result.structuredContent.entries)
-      ? result.structuredContent.entries.slice().reverse() : [];
+    var entries =
+      result.structuredContent && Array.isArray(result.structuredContent.entries)
+        ? result.structuredContent.entries.slice().reverse()
+        : [];
     if (!entries.length) {
       var empty = document.createElement("li");
       empty.className = "empty";
       empty.textContent = result.isError ? textOf(result) : "No rolls yet.";
       historyList.appendChild(empty);
     }
-    entries.forEach(function (entry) { historyList.appendChild(historyRow(entry)); });
+    entries.forEach(function (entry) {
+      historyList.appendChild(historyRow(entry));
+    });
     historyPanel.hidden = false;
   }
 
   function loadHistory() {
     historyBtn.disabled = true;
     return bridge.callTool("dice_history", {}).then(
-      function (result) { renderHistory(result); historyBtn.disabled = false; },
+      function (result) {
+        renderHistory(result);
+        historyBtn.disabled = false;
+      },
       function (error) {
         historyBtn.disabled = false;
         setStatus("Could not load the history: " + describeFailure(error), "danger");
-      }
+      },
     );
   }
 
@@ -272,13 +303,23 @@
 
   /* ---------- protocol ---------- */
 
-  bridge.on("ui/notifications/tool-input-partial", function (params) { showRolling(params.arguments || {}, true); });
-  bridge.on("ui/notifications/tool-input", function (params) { showRolling(params.arguments || {}, false); });
+  bridge.on("ui/notifications/tool-input-partial", function (params) {
+    showRolling(params.arguments || {}, true);
+  });
+  bridge.on("ui/notifications/tool-input", function (params) {
+    showRolling(params.arguments || {}, false);
+  });
   bridge.on("ui/notifications/tool-result", showResult);
-  bridge.on("ui/notifications/tool-cancelled", function (params) { showCancelled(params.reason); });
+  bridge.on("ui/notifications/tool-cancelled", function (params) {
+    showCancelled(params.reason);
+  });
 
   bridge.connect().then(
-    function () { rerollBtn.disabled = false; },
-    function (error) { showError("Could not connect to the host: " + describeFailure(error)); }
+    function () {
+      rerollBtn.disabled = false;
+    },
+    function (error) {
+      showError("Could not connect to the host: " + describeFailure(error));
+    },
   );
 })();

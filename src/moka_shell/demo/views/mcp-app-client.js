@@ -97,7 +97,11 @@
 
     function emitTraffic(direction, message) {
       trafficListeners.forEach(function (listener) {
-        try { listener(direction, message); } catch (error) { console.error(error); }
+        try {
+          listener(direction, message);
+        } catch (error) {
+          console.error(error);
+        }
       });
     }
 
@@ -157,13 +161,17 @@
         return;
       }
       Promise.resolve()
-        .then(function () { return handler(isObject(message.params) ? message.params : {}); })
+        .then(function () {
+          return handler(isObject(message.params) ? message.params : {});
+        })
         .then(
-          function (result) { respond(message.id, result === undefined ? {} : result); },
+          function (result) {
+            respond(message.id, result === undefined ? {} : result);
+          },
           function (error) {
             var code = error && typeof error.code === "number" ? error.code : INTERNAL_ERROR;
             respondError(message.id, code, String((error && error.message) || error));
-          }
+          },
         );
     }
 
@@ -172,10 +180,16 @@
       if (message.method === "ui/notifications/host-context-changed") {
         state.hostContext = Object.assign({}, state.hostContext, params);
         applyHostContext(params);
-        contextListeners.forEach(function (listener) { listener(state.hostContext, params); });
+        contextListeners.forEach(function (listener) {
+          listener(state.hostContext, params);
+        });
       }
       (notificationHandlers.get(message.method) || []).forEach(function (handler) {
-        try { handler(params); } catch (error) { console.error(error); }
+        try {
+          handler(params);
+        } catch (error) {
+          console.error(error);
+        }
       });
     }
 
@@ -225,11 +239,17 @@
 
     /* ----- built-in host requests ----- */
 
-    requestHandlers.set("ping", function () { return {}; });
+    requestHandlers.set("ping", function () {
+      return {};
+    });
     requestHandlers.set("ui/resource-teardown", function (params) {
-      return Promise.all(teardownListeners.map(function (listener) { return listener(params); })).then(
-        function () { return {}; }
-      );
+      return Promise.all(
+        teardownListeners.map(function (listener) {
+          return listener(params);
+        }),
+      ).then(function () {
+        return {};
+      });
     });
 
     window.addEventListener("message", onMessage);
@@ -251,7 +271,9 @@
         notify("ui/notifications/initialized");
         state.connected = true;
         if (autoResize) startAutoResize();
-        contextListeners.forEach(function (listener) { listener(state.hostContext, state.hostContext); });
+        contextListeners.forEach(function (listener) {
+          listener(state.hostContext, state.hostContext);
+        });
         return result;
       });
     }
@@ -266,25 +288,43 @@
         notificationHandlers.get(method).push(handler);
       },
       /** Answer a host request; the handler returns a result (or a Promise of one) or throws. */
-      handle: function (method, handler) { requestHandlers.set(method, handler); },
+      handle: function (method, handler) {
+        requestHandlers.set(method, handler);
+      },
       /** Called with (fullContext, changedPart) after the handshake and on every context change. */
-      onContextChange: function (listener) { contextListeners.push(listener); },
+      onContextChange: function (listener) {
+        contextListeners.push(listener);
+      },
       /** Called (and awaited) before answering ui/resource-teardown. */
-      onTeardown: function (listener) { teardownListeners.push(listener); },
+      onTeardown: function (listener) {
+        teardownListeners.push(listener);
+      },
       /** Called with ("in"|"out", message) for every message crossing the bridge. */
-      onTraffic: function (listener) { trafficListeners.push(listener); },
+      onTraffic: function (listener) {
+        trafficListeners.push(listener);
+      },
       /** Call a tool on this view's MCP server. */
-      callTool: function (name, args) { return request("tools/call", { name: name, arguments: args || {} }); },
+      callTool: function (name, args) {
+        return request("tools/call", { name: name, arguments: args || {} });
+      },
       /** Send a notifications/message log line to the host. */
       log: function (level, data, logger) {
         notify("notifications/message", { level: level, logger: logger || appInfo.name, data: data });
       },
       /** Ask for a size-changed notification on the next frame (when the size changed). */
       resized: queueSize,
-      get hostContext() { return state.hostContext; },
-      get hostCapabilities() { return state.hostCapabilities; },
-      get hostInfo() { return state.hostInfo; },
-      get connected() { return state.connected; },
+      get hostContext() {
+        return state.hostContext;
+      },
+      get hostCapabilities() {
+        return state.hostCapabilities;
+      },
+      get hostInfo() {
+        return state.hostInfo;
+      },
+      get connected() {
+        return state.connected;
+      },
     };
   }
 

@@ -28,12 +28,16 @@
     appCapabilities: { tools: { listChanged: true }, availableDisplayModes: ["inline", "fullscreen", "pip"] },
   });
 
-  function $(id) { return document.getElementById(id); }
+  function $(id) {
+    return document.getElementById(id);
+  }
 
   function clock() {
     var now = new Date();
     return [now.getHours(), now.getMinutes(), now.getSeconds()]
-      .map(function (part) { return String(part).padStart(2, "0"); })
+      .map(function (part) {
+        return String(part).padStart(2, "0");
+      })
       .join(":");
   }
 
@@ -60,8 +64,12 @@
   function textOf(result) {
     var blocks = result && Array.isArray(result.content) ? result.content : [];
     return blocks
-      .filter(function (block) { return block && block.type === "text"; })
-      .map(function (block) { return block.text; })
+      .filter(function (block) {
+        return block && block.type === "text";
+      })
+      .map(function (block) {
+        return block.text;
+      })
       .join(" ");
   }
 
@@ -74,15 +82,20 @@
   function run(action, promise, describe) {
     return promise.then(
       function (result) {
-        if (result && result.isError) log(action, "error", "host answered isError: " + (textOf(result) || "no details"));
+        if (result && result.isError)
+          log(action, "error", "host answered isError: " + (textOf(result) || "no details"));
         else log(action, "ok", describe ? describe(result) : "done");
         return result;
       },
-      function (error) { log(action, "error", failure(error)); }
+      function (error) {
+        log(action, "error", failure(error));
+      },
     );
   }
 
-  function on(id, handler) { $(id).addEventListener("click", handler); }
+  function on(id, handler) {
+    $(id).addEventListener("click", handler);
+  }
 
   /* ---------- server: tools and resources ---------- */
 
@@ -106,7 +119,9 @@
         var how = result && result.isError ? "with an isError result instead of a JSON-RPC error" : "and ran it";
         log("model-only", "error", "host accepted the model-only tool " + how + ": " + brief(textOf(result)));
       },
-      function (error) { log("model-only", "refused", failure(error)); }
+      function (error) {
+        log("model-only", "refused", failure(error));
+      },
     );
   });
 
@@ -114,13 +129,15 @@
     run("read", bridge.request("resources/read", { uri: "moka-demo://readme" }), function (result) {
       var item = (result.contents || [])[0] || {};
       var first = (item.text || "").split("\n")[0];
-      return (item.mimeType || "?") + ", " + (item.text || "").length + " chars, \"" + first + "\"";
+      return (item.mimeType || "?") + ", " + (item.text || "").length + ' chars, "' + first + '"';
     });
   });
 
   on("btn-list", function () {
     run("list", bridge.request("resources/list", {}), function (result) {
-      var uris = (result.resources || []).map(function (item) { return item.uri; });
+      var uris = (result.resources || []).map(function (item) {
+        return item.uri;
+      });
       return uris.length + " resource(s): " + uris.join(", ");
     });
   });
@@ -129,17 +146,29 @@
 
   on("btn-message", function () {
     var text = $("message-text").value || "Hello from the playground.";
-    run("message", bridge.request("ui/message", { role: "user", content: [{ type: "text", text: text }] }),
-      function () { return "sent \"" + brief(text, 60) + "\""; });
+    run(
+      "message",
+      bridge.request("ui/message", { role: "user", content: [{ type: "text", text: text }] }),
+      function () {
+        return 'sent "' + brief(text, 60) + '"';
+      },
+    );
   });
 
   on("btn-context", function () {
-    var summary = lastRoll ? "Last roll in the playground: " + lastRoll.rolls.join(", ") + " (total " + lastRoll.total + ")."
+    var summary = lastRoll
+      ? "Last roll in the playground: " + lastRoll.rolls.join(", ") + " (total " + lastRoll.total + ")."
       : "The person has the moka-demo playground open.";
-    run("context", bridge.request("ui/update-model-context", {
-      content: [{ type: "text", text: summary }],
-      structuredContent: { view: "playground", lastRoll: lastRoll, logEntries: logEl.children.length },
-    }), function () { return "model context updated"; });
+    run(
+      "context",
+      bridge.request("ui/update-model-context", {
+        content: [{ type: "text", text: summary }],
+        structuredContent: { view: "playground", lastRoll: lastRoll, logEntries: logEl.children.length },
+      }),
+      function () {
+        return "model context updated";
+      },
+    );
   });
 
   on("btn-log", function () {
@@ -148,14 +177,28 @@
   });
 
   on("btn-link", function () {
-    run("link", bridge.request("ui/open-link", { url: LINK }), function () { return "asked to open " + LINK; });
+    run("link", bridge.request("ui/open-link", { url: LINK }), function () {
+      return "asked to open " + LINK;
+    });
   });
 
   on("btn-download", function () {
-    var lines = ["moka-demo dice", "", lastRoll ? "Last roll: " + lastRoll.rolls.join(", ") + " = " + lastRoll.total
-      : "No roll yet: press \"Call reroll_dice\" first.", "Saved " + new Date().toISOString(), ""];
-    var file = { type: "resource", resource: { uri: "file:///moka-dice.txt", mimeType: "text/plain", text: lines.join("\n") } };
-    run("download", bridge.request("ui/download-file", { contents: [file] }), function () { return "offered moka-dice.txt"; });
+    var lines = [
+      "moka-demo dice",
+      "",
+      lastRoll
+        ? "Last roll: " + lastRoll.rolls.join(", ") + " = " + lastRoll.total
+        : 'No roll yet: press "Call reroll_dice" first.',
+      "Saved " + new Date().toISOString(),
+      "",
+    ];
+    var file = {
+      type: "resource",
+      resource: { uri: "file:///moka-dice.txt", mimeType: "text/plain", text: lines.join("\n") },
+    };
+    run("download", bridge.request("ui/download-file", { contents: [file] }), function () {
+      return "offered moka-dice.txt";
+    });
   });
 
   /* ---------- display ---------- */
@@ -190,7 +233,9 @@
   });
 
   on("btn-ping", function () {
-    run("ping", bridge.request("ping", {}), function () { return "host answered"; });
+    run("ping", bridge.request("ping", {}), function () {
+      return "host answered";
+    });
   });
 
   on("btn-teardown", function () {
@@ -203,29 +248,45 @@
   on("btn-fetch", function () {
     var url = $("fetch-url").value.trim();
     fetch(url, { cache: "no-store" }).then(
-      function (response) { log("fetch", "ok", "HTTP " + response.status + " from " + url); },
-      function (error) { log("fetch", "error", failure(error) + " (" + url + ")"); }
+      function (response) {
+        log("fetch", "ok", "HTTP " + response.status + " from " + url);
+      },
+      function (error) {
+        log("fetch", "error", failure(error) + " (" + url + ")");
+      },
     );
   });
 
   document.addEventListener("securitypolicyviolation", function (event) {
     var detail = event.effectiveDirective + " blocked " + (event.blockedURI || "?");
     log("csp", "warning", detail);
-    bridge.log("warning", {
-      event: "securitypolicyviolation",
-      blockedURI: event.blockedURI,
-      effectiveDirective: event.effectiveDirective,
-      violatedDirective: event.violatedDirective,
-    }, LOGGER);
+    bridge.log(
+      "warning",
+      {
+        event: "securitypolicyviolation",
+        blockedURI: event.blockedURI,
+        effectiveDirective: event.effectiveDirective,
+        violatedDirective: event.violatedDirective,
+      },
+      LOGGER,
+    );
   });
 
-  on("btn-clear-log", function () { logEl.replaceChildren(); });
+  on("btn-clear-log", function () {
+    logEl.replaceChildren();
+  });
 
   /* ---------- host context ---------- */
 
   function dims(value) {
     if (!value || typeof value !== "object") return "–";
-    return Object.keys(value).map(function (key) { return key + "=" + value[key]; }).join(" ") || "{}";
+    return (
+      Object.keys(value)
+        .map(function (key) {
+          return key + "=" + value[key];
+        })
+        .join(" ") || "{}"
+    );
   }
 
   function showContext(context) {
@@ -311,19 +372,27 @@
 
   /* ---------- start ---------- */
 
-  buttons.forEach(function (button) { if (button.id !== "btn-clear-log") button.disabled = true; });
+  buttons.forEach(function (button) {
+    if (button.id !== "btn-clear-log") button.disabled = true;
+  });
 
   bridge.connect().then(
     function (result) {
-      buttons.forEach(function (button) { button.disabled = false; });
+      buttons.forEach(function (button) {
+        button.disabled = false;
+      });
       body.setAttribute("data-state", "ready");
       $("connection").textContent = "connected · " + result.protocolVersion;
-      log("initialize", "ok", "host " + (result.hostInfo ? result.hostInfo.name : "?") + ", protocol " + result.protocolVersion);
+      log(
+        "initialize",
+        "ok",
+        "host " + (result.hostInfo ? result.hostInfo.name : "?") + ", protocol " + result.protocolVersion,
+      );
     },
     function (error) {
       body.setAttribute("data-state", "error");
       $("connection").textContent = "not connected";
       log("initialize", "error", failure(error));
-    }
+    },
   );
 })();

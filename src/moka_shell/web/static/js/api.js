@@ -39,7 +39,11 @@ function emit(evt) {
   if (!evt || typeof evt.event !== "string") return;
   for (const key of [evt.event, "*"]) {
     for (const fn of listeners.get(key) || []) {
-      try { fn(evt.data, evt.event); } catch (err) { console.error("handler for", evt.event, err); }
+      try {
+        fn(evt.data, evt.event);
+      } catch (err) {
+        console.error("handler for", evt.event, err);
+      }
     }
   }
 }
@@ -78,7 +82,11 @@ function openSocket() {
   });
   socket.addEventListener("message", (msg) => {
     let frames;
-    try { frames = JSON.parse(msg.data); } catch { return; }
+    try {
+      frames = JSON.parse(msg.data);
+    } catch {
+      return;
+    }
     // The core batches frames that pile up into one JSON array (fewer WebSocket messages).
     for (const frame of Array.isArray(frames) ? frames : [frames]) {
       if (frame && "id" in frame && !("event" in frame)) settle(frame);
@@ -113,10 +121,17 @@ export function frameProblem(value, limit = FRAME_LIMIT, maxDepth = MAX_DEPTH) {
     else if (v === null || typeof v !== "object") size += 8;
     else {
       if (depth > maxDepth) return `it is nested deeper than ${maxDepth} levels`;
-      if (ArrayBuffer.isView(v)) { size += v.length * 6; continue; } // encoded as {"0": n, ...}
+      if (ArrayBuffer.isView(v)) {
+        size += v.length * 6;
+        continue;
+      } // encoded as {"0": n, ...}
       const keys = Array.isArray(v) ? null : Object.keys(v);
       size += 2 + (keys ? keys.length * 4 : v.length);
-      if (keys) for (const k of keys) { size += k.length; stack.push([v[k], depth + 1]); }
+      if (keys)
+        for (const k of keys) {
+          size += k.length;
+          stack.push([v[k], depth + 1]);
+        }
       else for (let i = 0; i < v.length; i++) stack.push([v[i], depth + 1]);
     }
     if (size > limit) return `it is over ${Math.round(limit / 1048576)} MiB`;
@@ -138,9 +153,17 @@ export const api = {
     return new Promise((resolve, reject) => {
       const problem = frameProblem(frame);
       let text = null;
-      if (!problem) { try { text = JSON.stringify(frame); } catch (err) { return reject(new ApiError({ message: `Moka cannot send this: ${err.message}` })); } }
+      if (!problem) {
+        try {
+          text = JSON.stringify(frame);
+        } catch (err) {
+          return reject(new ApiError({ message: `Moka cannot send this: ${err.message}` }));
+        }
+      }
       if (problem || text.length > FRAME_LIMIT) {
-        return reject(new ApiError({ code: -32600, message: `Moka refused to send this message: ${problem || "it is too big"}` }));
+        return reject(
+          new ApiError({ code: -32600, message: `Moka refused to send this message: ${problem || "it is too big"}` }),
+        );
       }
       pending.set(frame.id, { resolve, reject, frame });
       send(frame, text);
@@ -155,11 +178,19 @@ export const api = {
   },
 
   /** Deliver a local event to subscribers, as if the core had pushed it. */
-  emit(event, data) { emit({ event, data }); },
+  emit(event, data) {
+    emit({ event, data });
+  },
 
-  onStatus(handler) { statusListeners.add(handler); handler(status); return () => statusListeners.delete(handler); },
+  onStatus(handler) {
+    statusListeners.add(handler);
+    handler(status);
+    return () => statusListeners.delete(handler);
+  },
 
-  get status() { return status; },
+  get status() {
+    return status;
+  },
 
   /** Open the socket; calls made before it is open wait in the outbox. */
   async connect() {

@@ -19,16 +19,37 @@ export function initProblems() {
     strip.hidden = problems.length === 0;
     clear(strip);
     if (!problems.length) return;
-    const list = h("ul", { class: "problems-list" },
-      ...problems.slice(0, SHOWN).map((p) => h("li", { text: p.split("\n")[0], title: p })));
-    if (problems.length > SHOWN) list.append(h("li", { class: "problems-more", text: `and ${problems.length - SHOWN} more` }));
+    const list = h(
+      "ul",
+      { class: "problems-list" },
+      ...problems.slice(0, SHOWN).map((p) => h("li", { text: p.split("\n")[0], title: p })),
+    );
+    if (problems.length > SHOWN)
+      list.append(h("li", { class: "problems-more", text: `and ${problems.length - SHOWN} more` }));
     strip.append(
       h("span", { class: "problems-icon", "aria-hidden": "true" }, icon("alert", { size: 16 })),
-      h("div", { class: "problems-body" },
-        h("strong", { text: problems.length === 1 ? "Moka found a problem" : `Moka found ${problems.length} problems` }),
-        list),
-      h("button", { class: "icon-btn problems-dismiss", type: "button", title: "Dismiss", "aria-label": "Dismiss",
-        onclick: () => { for (const p of problems) dismissed.add(p); render(store.info); } }, icon("close", { size: 14 })),
+      h(
+        "div",
+        { class: "problems-body" },
+        h("strong", {
+          text: problems.length === 1 ? "Moka found a problem" : `Moka found ${problems.length} problems`,
+        }),
+        list,
+      ),
+      h(
+        "button",
+        {
+          class: "icon-btn problems-dismiss",
+          type: "button",
+          title: "Dismiss",
+          "aria-label": "Dismiss",
+          onclick: () => {
+            for (const p of problems) dismissed.add(p);
+            render(store.info);
+          },
+        },
+        icon("close", { size: 14 }),
+      ),
     );
   };
   store.on("info", render);

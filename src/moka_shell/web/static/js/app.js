@@ -82,10 +82,21 @@ function buildRail() {
   document.getElementById("brand").append(icon("logo", { size: 24 }));
   const spacer = document.querySelector(".rail-spacer");
   SCREENS.forEach((s, i) => {
-    spacer.before(h("button", {
-      type: "button", class: "nav-btn", id: `nav-${s.id}`, "data-testid": `nav-${s.id}`,
-      title: `${s.title} (${MOD}+${i + 1})`, onclick: () => navigate(s.id),
-    }, icon(s.icon, { size: 21 }), h("span", { text: s.label || s.title })));
+    spacer.before(
+      h(
+        "button",
+        {
+          type: "button",
+          class: "nav-btn",
+          id: `nav-${s.id}`,
+          "data-testid": `nav-${s.id}`,
+          title: `${s.title} (${MOD}+${i + 1})`,
+          onclick: () => navigate(s.id),
+        },
+        icon(s.icon, { size: 21 }),
+        h("span", { text: s.label || s.title }),
+      ),
+    );
   });
 }
 
@@ -112,10 +123,19 @@ function fatal(err) {
   document.getElementById("boot")?.remove();
   const section = document.getElementById("screen-chat");
   section.hidden = false;
-  clear(section).append(h("div", { class: "screen-scroll" }, h("div", { class: "empty" },
-    h("div", { class: "empty-icon" }, icon("alert", { size: 28 })),
-    h("h3", { class: "empty-title", text: "Moka's core did not answer" }),
-    h("p", { class: "empty-text", text: err?.message || String(err) }))));
+  clear(section).append(
+    h(
+      "div",
+      { class: "screen-scroll" },
+      h(
+        "div",
+        { class: "empty" },
+        h("div", { class: "empty-icon" }, icon("alert", { size: 28 })),
+        h("h3", { class: "empty-title", text: "Moka's core did not answer" }),
+        h("p", { class: "empty-text", text: err?.message || String(err) }),
+      ),
+    ),
+  );
 }
 
 /** Tell the core about this page (locale, time zone, colour scheme, size); get info + theme. */
@@ -151,9 +171,15 @@ async function bootPopout(viewId) {
     document.title = `${data.title || data.tool} — Moka`;
     await viewHost.mount(data);
   } catch (err) {
-    root.append(h("div", { class: "empty" }, h("div", { class: "empty-icon" }, icon("alert", { size: 28 })),
-      h("h3", { class: "empty-title", text: "This view is no longer available" }),
-      h("p", { class: "empty-text", text: err?.message || String(err) })));
+    root.append(
+      h(
+        "div",
+        { class: "empty" },
+        h("div", { class: "empty-icon" }, icon("alert", { size: 28 })),
+        h("h3", { class: "empty-title", text: "This view is no longer available" }),
+        h("p", { class: "empty-text", text: err?.message || String(err) }),
+      ),
+    );
   }
 }
 
@@ -191,7 +217,10 @@ async function boot() {
     store.refreshServers().catch(() => {});
   });
   // The core sizes fixed-mode views from the window when a view has not reported its own box.
-  window.addEventListener("resize", debounce(() => hello().catch(() => {}), 500));
+  window.addEventListener(
+    "resize",
+    debounce(() => hello().catch(() => {}), 500),
+  );
 }
 
 boot();

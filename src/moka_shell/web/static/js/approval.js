@@ -12,8 +12,13 @@ const pretty = (value) => JSON.stringify(value ?? {}, null, 2);
 /** Parse the edited arguments; a readable message when they are not one JSON object. */
 function parseArguments(text) {
   let value;
-  try { value = JSON.parse(text); } catch (err) { return { error: `Not valid JSON: ${err.message}` }; }
-  if (!value || typeof value !== "object" || Array.isArray(value)) return { error: "The arguments must be one JSON object ({ … })." };
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { error: `Not valid JSON: ${err.message}` };
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value))
+    return { error: "The arguments must be one JSON object ({ … })." };
   return { value };
 }
 
@@ -22,7 +27,11 @@ export function approvalPanel(call) {
   const a = call.approval || {};
   const original = pretty(call.arguments);
   const editor = h("textarea", {
-    class: "approval-args", spellcheck: false, autocomplete: "off", "aria-label": "Arguments (JSON)", value: original,
+    class: "approval-args",
+    spellcheck: false,
+    autocomplete: "off",
+    "aria-label": "Arguments (JSON)",
+    value: original,
     rows: Math.min(12, Math.max(3, original.split("\n").length)),
   });
   const problem = h("div", { class: "approval-problem", role: "alert", hidden: true });
@@ -33,7 +42,10 @@ export function approvalPanel(call) {
       const parsed = parseArguments(editor.value);
       problem.hidden = !parsed.error;
       problem.textContent = parsed.error || "";
-      if (parsed.error) { editor.focus(); return; }
+      if (parsed.error) {
+        editor.focus();
+        return;
+      }
       args = parsed.value;
     }
     for (const b of buttons) b.disabled = true;
@@ -44,21 +56,52 @@ export function approvalPanel(call) {
       toastError(err);
     }
   };
-  editor.addEventListener("input", () => { problem.hidden = true; });
+  editor.addEventListener("input", () => {
+    problem.hidden = true;
+  });
   buttons.push(
     button("Deny", { variant: "secondary", small: true, "data-decision": "deny", onclick: () => answer("deny") }),
     // An app-started turn cannot save "always": the person's standing choices are for their own requests.
-    a.fromApp ? null : button("Always allow this tool", { variant: "secondary", small: true, "data-decision": "always", onclick: () => answer("always") }),
+    a.fromApp
+      ? null
+      : button("Always allow this tool", {
+          variant: "secondary",
+          small: true,
+          "data-decision": "always",
+          onclick: () => answer("always"),
+        }),
     button("Allow once", { variant: "primary", small: true, "data-decision": "once", onclick: () => answer("once") }),
   );
   const title = a.title && a.title !== call.tool ? a.title : null;
-  return h("section", { class: "approval", "aria-label": `Allow ${call.tool} on ${call.server}?` },
+  return h(
+    "section",
+    { class: "approval", "aria-label": `Allow ${call.tool} on ${call.server}?` },
     // The card's head already names the tool and its server; this says what is asked.
     h("div", { class: "approval-question", text: title ? `Allow “${title}” to run?` : "Allow this tool to run?" }),
-    a.fromApp ? h("div", { class: "approval-origin" }, icon("app", { size: 13 }),
-      h("span", { text: `A message from the ${a.fromApp.tool} app of server ${a.fromApp.server} started this turn, not you.` })) : null,
-    h("ul", { class: "approval-hints" }, (a.words || []).map((w) => h("li", { text: w }))),
-    h("label", { class: "approval-label", text: "Arguments (you can edit them)" }), editor, problem,
-    h("div", { class: "approval-actions" }, h("span", { class: "approval-reason", text: a.reason ? `Asked because ${a.reason}.` : "" }),
-      h("span", { class: "grow" }), buttons));
+    a.fromApp
+      ? h(
+          "div",
+          { class: "approval-origin" },
+          icon("app", { size: 13 }),
+          h("span", {
+            text: `A message from the ${a.fromApp.tool} app of server ${a.fromApp.server} started this turn, not you.`,
+          }),
+        )
+      : null,
+    h(
+      "ul",
+      { class: "approval-hints" },
+      (a.words || []).map((w) => h("li", { text: w })),
+    ),
+    h("label", { class: "approval-label", text: "Arguments (you can edit them)" }),
+    editor,
+    problem,
+    h(
+      "div",
+      { class: "approval-actions" },
+      h("span", { class: "approval-reason", text: a.reason ? `Asked because ${a.reason}.` : "" }),
+      h("span", { class: "grow" }),
+      buttons,
+    ),
+  );
 }

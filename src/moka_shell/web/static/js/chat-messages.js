@@ -32,11 +32,22 @@ export function ensureMsg(conv, id, role = "assistant", source, app) {
   const files = h("div", { class: "msg-files", role: "list", "aria-label": "Attachments", hidden: true });
   const actions = h("div", { class: "msg-actions" });
   const fromApp = source === "app";
-  const el = h("article", { class: `msg msg-${role}${fromApp ? " msg-app" : ""}`, "data-role": role, "data-message-id": id },
+  const el = h(
+    "article",
+    { class: `msg msg-${role}${fromApp ? " msg-app" : ""}`, "data-role": role, "data-message-id": id },
     role === "assistant" ? h("div", { class: "msg-avatar", "aria-hidden": "true" }, icon("logo", { size: 17 })) : null,
-    h("div", { class: "msg-main" },
-      fromApp ? h("div", { class: "msg-from-app" }, icon("app", { size: 13 }), h("span", { text: fromAppLabel(app) })) : null,
-      files, body, tools, actions));
+    h(
+      "div",
+      { class: "msg-main" },
+      fromApp
+        ? h("div", { class: "msg-from-app" }, icon("app", { size: 13 }), h("span", { text: fromAppLabel(app) }))
+        : null,
+      files,
+      body,
+      tools,
+      actions,
+    ),
+  );
   msg = { id, el, body, tools, files, actions, role, source, text: "", conv };
   conv.msgs.set(id, msg);
   conv.el.append(el);
@@ -81,7 +92,10 @@ function renderBody(msg) {
   clear(msg.body).append(renderMarkdown(msg.text));
   if (msg.streaming && msg.text) msg.body.append(h("span", { class: "caret", "aria-hidden": "true" }));
   // Before the first word arrives, show that the model is working.
-  if (msg.streaming && !msg.text) msg.body.append(h("span", { class: "typing", role: "status", "aria-label": "The model is thinking" }, h("i"), h("i"), h("i")));
+  if (msg.streaming && !msg.text)
+    msg.body.append(
+      h("span", { class: "typing", role: "status", "aria-label": "The model is thinking" }, h("i"), h("i"), h("i")),
+    );
   follow();
 }
 
@@ -94,10 +108,13 @@ export function setAttachments(msg, list) {
     const chip = attachmentChip(att);
     msg.files.append(chip);
     if (!att.url && att.id && (att.mimeType || "").startsWith("image/")) {
-      api.call("chat.attachment", { id: att.id }).then((full) => {
-        const img = h("img", { class: "attach-thumb", alt: "", src: `data:${full.mimeType};base64,${full.data}` });
-        chip.querySelector(".attach-icon")?.replaceWith(img);
-      }).catch(() => {});
+      api
+        .call("chat.attachment", { id: att.id })
+        .then((full) => {
+          const img = h("img", { class: "attach-thumb", alt: "", src: `data:${full.mimeType};base64,${full.data}` });
+          chip.querySelector(".attach-icon")?.replaceWith(img);
+        })
+        .catch(() => {});
     }
   }
 }
@@ -120,15 +137,36 @@ export function renderActions(msg) {
   clear(msg.actions);
   const conv = msg.conv;
   if (!conv.id || String(msg.id).startsWith("pending") || msg.editing) return;
-  msg.actions.append(iconButton("copy", "Copy message", { className: "msg-action", size: 14, "data-action": "copy",
-    onclick: async () => { if (await copyText(msg.text)) toast("Copied", { tone: "success", timeout: 1500 }); } }));
+  msg.actions.append(
+    iconButton("copy", "Copy message", {
+      className: "msg-action",
+      size: 14,
+      "data-action": "copy",
+      onclick: async () => {
+        if (await copyText(msg.text)) toast("Copied", { tone: "success", timeout: 1500 });
+      },
+    }),
+  );
   if (msg.role === "user" && msg.source !== "app") {
-    msg.actions.append(iconButton("edit", "Edit and resend", { className: "msg-action", size: 14, "data-action": "edit",
-      disabled: isRunning(conv), onclick: () => startEdit(msg) }));
+    msg.actions.append(
+      iconButton("edit", "Edit and resend", {
+        className: "msg-action",
+        size: 14,
+        "data-action": "edit",
+        disabled: isRunning(conv),
+        onclick: () => startEdit(msg),
+      }),
+    );
   }
   if (msg.role === "assistant" && lastAssistant(conv) === msg && !isRunning(conv)) {
-    msg.actions.append(iconButton("restart", "Regenerate this answer", { className: "msg-action", size: 14, "data-action": "regenerate",
-      onclick: () => api.call("chat.regenerate", { conversationId: conv.id }).catch(toastError) }));
+    msg.actions.append(
+      iconButton("restart", "Regenerate this answer", {
+        className: "msg-action",
+        size: 14,
+        "data-action": "regenerate",
+        onclick: () => api.call("chat.regenerate", { conversationId: conv.id }).catch(toastError),
+      }),
+    );
   }
 }
 
@@ -141,24 +179,59 @@ function startEdit(msg) {
   if (isRunning(msg.conv)) return;
   msg.editing = true;
   renderActions(msg);
-  const area = h("textarea", { class: "input msg-edit-input", rows: 3, "aria-label": "Edit your message", value: msg.text });
+  const area = h("textarea", {
+    class: "input msg-edit-input",
+    rows: 3,
+    "aria-label": "Edit your message",
+    value: msg.text,
+  });
   area.value = msg.text;
-  const done = () => { msg.editing = false; msg.body.textContent = msg.text; renderActions(msg); };
-  const save = button("Save & resend", { small: true, variant: "primary", "data-action": "save-edit", onclick: async () => {
-    const text = area.value.trim();
-    if (!text && !msg.hasFiles) { area.focus(); return; }
-    const later = laterCount(msg);
-    if (later && !(await confirmDialog({ title: "Resend from here?", message: `The ${later} later message${later === 1 ? "" : "s"} will be replaced by a new answer. Tool calls they made are not undone.`, confirmLabel: "Resend" }))) return;
-    try {
-      await api.call("chat.edit", { conversationId: msg.conv.id, messageId: msg.id, text });
-      msg.text = text;
-      done();
-    } catch (err) { toastError(err); }
-  } });
+  const done = () => {
+    msg.editing = false;
+    msg.body.textContent = msg.text;
+    renderActions(msg);
+  };
+  const save = button("Save & resend", {
+    small: true,
+    variant: "primary",
+    "data-action": "save-edit",
+    onclick: async () => {
+      const text = area.value.trim();
+      if (!text && !msg.hasFiles) {
+        area.focus();
+        return;
+      }
+      const later = laterCount(msg);
+      if (
+        later &&
+        !(await confirmDialog({
+          title: "Resend from here?",
+          message:
+            `The ${later} later message${later === 1 ? "" : "s"} will be replaced by a new answer. ` +
+            "Tool calls they made are not undone.",
+          confirmLabel: "Resend",
+        }))
+      )
+        return;
+      try {
+        await api.call("chat.edit", { conversationId: msg.conv.id, messageId: msg.id, text });
+        msg.text = text;
+        done();
+      } catch (err) {
+        toastError(err);
+      }
+    },
+  });
   const cancel = button("Cancel", { small: true, variant: "ghost", onclick: done });
   area.addEventListener("keydown", (e) => {
-    if (e.key === "Escape") { e.preventDefault(); done(); }
-    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); save.click(); }
+    if (e.key === "Escape") {
+      e.preventDefault();
+      done();
+    }
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      save.click();
+    }
   });
   clear(msg.body).append(area, h("div", { class: "row msg-edit-actions" }, cancel, save));
   area.focus();
@@ -167,12 +240,28 @@ function startEdit(msg) {
 /** A reply a crash or kill cut off: said in place, with Continue while it is the latest turn. */
 export function interruptedNote(msg, { canContinue }) {
   msg.el.querySelector(".interrupted-note")?.remove();
-  const note = h("div", { class: "chat-note interrupted-note", role: "status", "data-kind": "interrupted" },
-    icon("alert", { size: 12 }), h("span", { text: "Interrupted: Moka stopped before this reply finished." }),
-    canContinue ? button("Continue", { small: true, variant: "ghost", "data-action": "continue", onclick: async (e) => {
-      e.currentTarget.disabled = true;
-      try { await api.call("chat.continue", { conversationId: msg.conv.id }); e.target.closest("button")?.remove(); } catch (err) { toastError(err); }
-    } }) : null);
+  const note = h(
+    "div",
+    { class: "chat-note interrupted-note", role: "status", "data-kind": "interrupted" },
+    icon("alert", { size: 12 }),
+    h("span", { text: "Interrupted: Moka stopped before this reply finished." }),
+    canContinue
+      ? button("Continue", {
+          small: true,
+          variant: "ghost",
+          "data-action": "continue",
+          onclick: async (e) => {
+            e.currentTarget.disabled = true;
+            try {
+              await api.call("chat.continue", { conversationId: msg.conv.id });
+              e.target.closest("button")?.remove();
+            } catch (err) {
+              toastError(err);
+            }
+          },
+        })
+      : null,
+  );
   msg.el.after(note);
   follow();
   return note;

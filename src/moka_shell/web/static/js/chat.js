@@ -16,7 +16,15 @@ import { store } from "./store.js";
 import { createComposer } from "./composer.js";
 import { createModelPicker } from "./composer-model.js";
 import { attachMenus } from "./composer-menu.js";
-import { ensureMsg, setText, setAttachments, initMessages, refreshActions, renderActions, interruptedNote } from "./chat-messages.js";
+import {
+  ensureMsg,
+  setText,
+  setAttachments,
+  initMessages,
+  refreshActions,
+  renderActions,
+  interruptedNote,
+} from "./chat-messages.js";
 
 const convs = new Map(); // conversationId -> Conv (threads stay in the DOM so their views live on)
 let draft = null; // the unsent "new chat" thread
@@ -28,7 +36,13 @@ let stick = true; // follow new content while the person is at the bottom
 class Conv {
   constructor(id) {
     this.id = id;
-    this.el = h("div", { class: "thread", "data-conv-id": id || "new", role: "log", "aria-live": "polite", hidden: true });
+    this.el = h("div", {
+      class: "thread",
+      "data-conv-id": id || "new",
+      role: "log",
+      "aria-live": "polite",
+      hidden: true,
+    });
     this.msgs = new Map(); // messageId -> {el, body, tools, role, text}
     this.cards = new Map(); // callId -> tool card
     this.running = false;
@@ -76,23 +90,33 @@ async function open(id) {
 function load(id) {
   let conv = convs.get(id);
   if (conv?.loaded) return Promise.resolve(conv);
-  if (!conv) { conv = new Conv(id); convs.set(id, conv); }
-  conv.loading ||= api.call("conversations.get", { id }).then((data) => {
-    conv.settings = data?.settings || {};
-    if (conv === active) picker.sync();
-    for (const m of data?.messages || []) addMessage(conv, m, { history: true });
-    if (data?.running) setRunning(conv, true);
-    // The store keeps a waiting call's status, not its card: ask the core for the cards still open.
-    if (data?.running) api.call("chat.approvals").then((calls) => {
-      for (const call of calls || []) if (conv.cards.has(call.id)) updateToolCard(conv.cards.get(call.id), call);
-    }).catch(() => {});
-    conv.loaded = true;
-    return conv;
-  }).catch((err) => {
-    conv.el.append(errorBlock(err.message, "load", toSettings));
-    conv.loaded = true;
-    return conv;
-  });
+  if (!conv) {
+    conv = new Conv(id);
+    convs.set(id, conv);
+  }
+  conv.loading ||= api
+    .call("conversations.get", { id })
+    .then((data) => {
+      conv.settings = data?.settings || {};
+      if (conv === active) picker.sync();
+      for (const m of data?.messages || []) addMessage(conv, m, { history: true });
+      if (data?.running) setRunning(conv, true);
+      // The store keeps a waiting call's status, not its card: ask the core for the cards still open.
+      if (data?.running)
+        api
+          .call("chat.approvals")
+          .then((calls) => {
+            for (const call of calls || []) if (conv.cards.has(call.id)) updateToolCard(conv.cards.get(call.id), call);
+          })
+          .catch(() => {});
+      conv.loaded = true;
+      return conv;
+    })
+    .catch((err) => {
+      conv.el.append(errorBlock(err.message, "load", toSettings));
+      conv.loaded = true;
+      return conv;
+    });
   return conv.loading;
 }
 
@@ -101,7 +125,10 @@ function convFor(id) {
   if (!id) return null;
   if (convs.has(id)) return convs.get(id);
   if (pendingNew) return adopt(pendingNew, id);
-  if (sidebar.knows(id)) { sidebar.refreshSoon(); return null; } // not loaded: it renders fresh when opened
+  if (sidebar.knows(id)) {
+    sidebar.refreshSoon();
+    return null;
+  } // not loaded: it renders fresh when opened
   const conv = new Conv(id);
   conv.loaded = true; // new to us: every message of it arrives as an event
   convs.set(id, conv);
@@ -148,7 +175,14 @@ function addMessage(conv, m, { history = false } = {}) {
   if (m.views && history) for (const v of m.views) storedView(conv, msg, v);
   if (history && m.interrupted) interruptedNote(msg, { canContinue: true });
   else if (history && m.error === "interrupted") interruptedNote(msg, { canContinue: false });
-  else if (m.error && history) msg.el.after(errorBlock(typeof m.error === "string" ? m.error : m.error.message, m.error === "stopped" ? "stopped" : "turn", toSettings));
+  else if (m.error && history)
+    msg.el.after(
+      errorBlock(
+        typeof m.error === "string" ? m.error : m.error.message,
+        m.error === "stopped" ? "stopped" : "turn",
+        toSettings,
+      ),
+    );
   refreshActions(conv);
   follow();
 }
@@ -189,16 +223,24 @@ function upsertCall(conv, messageId, call, { history = false } = {}) {
 function storedView(conv, msg, v, card) {
   if (!v.recordId || conv.el.querySelector(`.view-closed-note[data-record-id="${CSS.escape(v.recordId)}"]`)) return;
   const target = card ? toolCardViews(card) : msg.tools;
-  target.append(h("div", { class: "view-closed-note", "data-record-id": v.recordId },
-    icon("app", { size: 14 }), h("span", { text: `App view${v.tool ? ` from ${v.tool}` : ""}` }),
-    button("Open view", { small: true, variant: "ghost", onclick: () => reopen(v.recordId) })));
+  target.append(
+    h(
+      "div",
+      { class: "view-closed-note", "data-record-id": v.recordId },
+      icon("app", { size: 14 }),
+      h("span", { text: `App view${v.tool ? ` from ${v.tool}` : ""}` }),
+      button("Open view", { small: true, variant: "ghost", onclick: () => reopen(v.recordId) }),
+    ),
+  );
 }
 
 const toSettings = () => ctx.navigate("settings");
 
 // ---- scrolling -----------------------------------------------------------------------------
 
-function scrollToEnd() { scroller.scrollTop = scroller.scrollHeight; }
+function scrollToEnd() {
+  scroller.scrollTop = scroller.scrollHeight;
+}
 // New content while the person reads further up: offer a way down instead of yanking the page.
 function follow() {
   if (stick) requestAnimationFrame(scrollToEnd);
@@ -209,7 +251,12 @@ function follow() {
 
 function setRunning(conv, running) {
   conv.running = running;
-  if (!running) for (const msg of conv.msgs.values()) if (msg.streaming) { msg.streaming = false; setText(msg, msg.text); }
+  if (!running)
+    for (const msg of conv.msgs.values())
+      if (msg.streaming) {
+        msg.streaming = false;
+        setText(msg, msg.text);
+      }
   refreshActions(conv);
   if (conv === active) syncComposer();
 }
@@ -236,7 +283,8 @@ async function send(text, files) {
     // A new chat: the model and system prompt picked before it existed become the conversation's own.
     const chosen = picker.takeDraft();
     conv.settings = chosen;
-    if (chosen.backend) Object.assign(params, { backend: chosen.backend, ...(chosen.model ? { model: chosen.model } : {}) });
+    if (chosen.backend)
+      Object.assign(params, { backend: chosen.backend, ...(chosen.model ? { model: chosen.model } : {}) });
     if (chosen.systemPrompt) params.systemPrompt = chosen.systemPrompt;
   }
   if (files.length) params.attachments = files.map(({ name, mimeType, data }) => ({ name, mimeType, data }));
@@ -261,7 +309,15 @@ function wire() {
     addMessage(c, d.message);
     // An app can start or continue a conversation the person is not looking at: say where.
     if (d.message?.source === "app" && (c !== active || document.getElementById("screen-chat").hidden)) {
-      toast("An app posted a message to the chat", { action: { label: "Open", onclick: () => { ctx.navigate("chat"); open(c.id); } } });
+      toast("An app posted a message to the chat", {
+        action: {
+          label: "Open",
+          onclick: () => {
+            ctx.navigate("chat");
+            open(c.id);
+          },
+        },
+      });
     }
   });
   api.on("chat.delta", (d) => {
@@ -272,9 +328,18 @@ function wire() {
     if (!c.running) setRunning(c, true);
     setText(msg, msg.text + (d.text || ""));
   });
-  api.on("chat.truncated", (d) => { const c = convs.get(d?.conversationId); if (c) truncateAfter(c, d.afterMessageId); });
-  api.on("chat.tool", (d) => { const c = convFor(d?.conversationId); if (c && d.call) upsertCall(c, d.messageId, d.call); });
-  api.on("chat.approval", (d) => { const c = convFor(d?.conversationId); if (c && d.call) upsertCall(c, d.messageId, d.call); });
+  api.on("chat.truncated", (d) => {
+    const c = convs.get(d?.conversationId);
+    if (c) truncateAfter(c, d.afterMessageId);
+  });
+  api.on("chat.tool", (d) => {
+    const c = convFor(d?.conversationId);
+    if (c && d.call) upsertCall(c, d.messageId, d.call);
+  });
+  api.on("chat.approval", (d) => {
+    const c = convFor(d?.conversationId);
+    if (c && d.call) upsertCall(c, d.messageId, d.call);
+  });
   api.on("chat.context", (d) => {
     const c = convFor(d?.conversationId);
     if (!c) return;
@@ -295,17 +360,22 @@ function wire() {
   api.on("chat.done", (d) => {
     const c = convFor(d?.conversationId);
     if (c) setRunning(c, false);
-    sidebar.refresh().then(() => { if (active?.id) ctx.setSubtitle(sidebar.titleOf(active.id) || ""); });
+    sidebar.refresh().then(() => {
+      if (active?.id) ctx.setSubtitle(sidebar.titleOf(active.id) || "");
+    });
   });
   // Views created by a chat turn mount under their tool call.
   ctx.views.addPlacer(async (data) => {
     if (!data.conversationId) return null;
-    const conv = convFor(data.conversationId) || await load(data.conversationId);
-    const card = conv.cards.get(data.callId) ||
+    const conv = convFor(data.conversationId) || (await load(data.conversationId));
+    const card =
+      conv.cards.get(data.callId) ||
       upsertCall(conv, data.messageId, { id: data.callId, server: data.server, tool: data.tool, status: "running" });
     return toolCardViews(card);
   });
-  const refreshWelcome = () => { if (active === draft) renderDraftWelcome(); };
+  const refreshWelcome = () => {
+    if (active === draft) renderDraftWelcome();
+  };
   store.on("tools", refreshWelcome);
   store.on("servers", refreshWelcome);
   store.on("settings", refreshWelcome);
@@ -326,14 +396,25 @@ export default {
   init(section, context) {
     ctx = context;
     sidebar = createSidebar({
-      onOpen: (id) => { toggleSidebar(null, false); open(id); },
-      onNew: () => { toggleSidebar(null, false); newChat(); },
+      onOpen: (id) => {
+        toggleSidebar(null, false);
+        open(id);
+      },
+      onNew: () => {
+        toggleSidebar(null, false);
+        newChat();
+      },
       onDeleted: (id) => {
         const conv = convs.get(id);
-        if (conv) { conv.el.remove(); convs.delete(id); }
+        if (conv) {
+          conv.el.remove();
+          convs.delete(id);
+        }
         if (active === conv) newChat();
       },
-      onRenamed: (id, title) => { if (active?.id === id) ctx.setSubtitle(title); },
+      onRenamed: (id, title) => {
+        if (active?.id === id) ctx.setSubtitle(title);
+      },
     });
     threads = h("div", { class: "threads" });
     scroller = h("div", { class: "chat-scroll", id: "chat-scroll" }, threads);
@@ -348,10 +429,25 @@ export default {
       if (stick) jumpBtn.hidden = true;
     });
     // Anything that changes the thread's height keeps the newest content in sight.
-    new ResizeObserver(() => { if (stick) scrollToEnd(); }).observe(threads);
-    jumpBtn = h("button", { type: "button", class: "jump-latest", id: "jump-latest", hidden: true,
-      onclick: () => { stick = true; scroller.scrollTo({ top: scroller.scrollHeight, behavior: "smooth" }); jumpBtn.hidden = true; } },
-    icon("chevronDown", { size: 15 }), h("span", { text: "Latest" }));
+    new ResizeObserver(() => {
+      if (stick) scrollToEnd();
+    }).observe(threads);
+    jumpBtn = h(
+      "button",
+      {
+        type: "button",
+        class: "jump-latest",
+        id: "jump-latest",
+        hidden: true,
+        onclick: () => {
+          stick = true;
+          scroller.scrollTo({ top: scroller.scrollHeight, behavior: "smooth" });
+          jumpBtn.hidden = true;
+        },
+      },
+      icon("chevronDown", { size: 15 }),
+      h("span", { text: "Latest" }),
+    );
     picker = createModelPicker({ getConv: () => active });
     composer = createComposer({
       tools: [picker.el],
@@ -362,7 +458,8 @@ export default {
     attachMenus(composer);
     section.append(sidebar.el, h("div", { class: "chat-main" }, scroller, jumpBtn, composer.el));
     document.addEventListener("keydown", (e) => {
-      if (e.key === "Escape" && sidebar.el.classList.contains("open") && !document.querySelector("dialog[open]")) toggleSidebar(null, false);
+      if (e.key === "Escape" && sidebar.el.classList.contains("open") && !document.querySelector("dialog[open]"))
+        toggleSidebar(null, false);
     });
     wire();
   },
@@ -377,8 +474,14 @@ export default {
   actions() {
     return [
       // Only shown when the window is too narrow for the sidebar (see chat.css).
-      button("Conversations", { icon: "chat", variant: "ghost", small: true, id: "conv-toggle", "aria-expanded": "false",
-        onclick: (e) => toggleSidebar(e.currentTarget) }),
+      button("Conversations", {
+        icon: "chat",
+        variant: "ghost",
+        small: true,
+        id: "conv-toggle",
+        "aria-expanded": "false",
+        onclick: (e) => toggleSidebar(e.currentTarget),
+      }),
       button("New chat", { icon: "plus", variant: "ghost", small: true, onclick: newChat, id: "chat-new" }),
     ];
   },

@@ -30,7 +30,14 @@ export function fuzzy(q, text) {
 const ready = () => (store.servers || []).filter((s) => s.status === "ready").map((s) => s.name);
 
 async function gather(method, pick) {
-  const lists = await Promise.all(ready().map((server) => api.call(method, { server }).then(pick).catch(() => [])));
+  const lists = await Promise.all(
+    ready().map((server) =>
+      api
+        .call(method, { server })
+        .then(pick)
+        .catch(() => []),
+    ),
+  );
   return lists.flat();
 }
 
@@ -43,7 +50,13 @@ function b64(text) {
 
 export function attachMenus(composer) {
   const input = composer.input;
-  const menu = h("div", { class: "slash-menu", id: "slash-menu", role: "listbox", "aria-label": "Prompts and resources", hidden: true });
+  const menu = h("div", {
+    class: "slash-menu",
+    id: "slash-menu",
+    role: "listbox",
+    "aria-label": "Prompts and resources",
+    hidden: true,
+  });
   composer.el.querySelector(".composer-box").append(menu);
   let items = [];
   let active = 0;
@@ -61,19 +74,32 @@ export function attachMenus(composer) {
 
   async function load(which) {
     if (cache[which]) return cache[which];
-    cache[which] = which === "/"
-      ? (await gather("servers.prompts", (list) => list || [])).map((p) => ({ kind: "prompt", ...p }))
-      : (await gather("servers.resources", (r) => [...(r?.resources || []).map((x) => ({ kind: "resource", ...x })),
-          ...(r?.templates || []).map((x) => ({ kind: "template", ...x }))]));
-    setTimeout(() => { cache[which] = null; }, 15000); // servers change: list again a little later
+    cache[which] =
+      which === "/"
+        ? (await gather("servers.prompts", (list) => list || [])).map((p) => ({ kind: "prompt", ...p }))
+        : await gather("servers.resources", (r) => [
+            ...(r?.resources || []).map((x) => ({ kind: "resource", ...x })),
+            ...(r?.templates || []).map((x) => ({ kind: "template", ...x })),
+          ]);
+    setTimeout(() => {
+      cache[which] = null;
+    }, 15000); // servers change: list again a little later
     return cache[which];
   }
 
-  function close() { menu.hidden = true; mode = null; items = []; input.removeAttribute("aria-activedescendant"); }
+  function close() {
+    menu.hidden = true;
+    mode = null;
+    items = [];
+    input.removeAttribute("aria-activedescendant");
+  }
 
   const update = debounce(async () => {
     const t = trigger();
-    if (!t) { close(); return; }
+    if (!t) {
+      close();
+      return;
+    }
     mode = t.mode;
     const all = await load(t.mode);
     if (trigger()?.mode !== t.mode) return;
@@ -84,8 +110,12 @@ export function attachMenus(composer) {
       const other = fuzzy(t.query, `${it.title || ""} ${it.description || ""} ${it.uri || it.uriTemplate || ""}`);
       return other < 0 ? -1 : 1000 + other;
     };
-    items = all.map((it) => ({ it, score: rank(it) }))
-      .filter((x) => x.score >= 0).sort((a, b) => a.score - b.score).slice(0, 30).map((x) => x.it);
+    items = all
+      .map((it) => ({ it, score: rank(it) }))
+      .filter((x) => x.score >= 0)
+      .sort((a, b) => a.score - b.score)
+      .slice(0, 30)
+      .map((x) => x.it);
     active = 0;
     render(t);
   }, 60);
@@ -93,18 +123,36 @@ export function attachMenus(composer) {
   function render(t) {
     clear(menu);
     menu.hidden = false;
-    menu.append(h("p", { class: "slash-head", text: t.mode === "/" ? "Prompts from your servers" : "Resources to attach" }));
+    menu.append(
+      h("p", { class: "slash-head", text: t.mode === "/" ? "Prompts from your servers" : "Resources to attach" }),
+    );
     if (!items.length) {
-      menu.append(h("p", { class: "slash-empty", text: t.mode === "/" ? "No prompt matches." : "No resource matches." }));
+      menu.append(
+        h("p", { class: "slash-empty", text: t.mode === "/" ? "No prompt matches." : "No resource matches." }),
+      );
       return;
     }
     items.forEach((it, i) => {
-      const row = h("div", { class: "slash-item", role: "option", id: `slash-${i}`, "aria-selected": String(i === active),
-        "data-name": it.name, onmousedown: (e) => { e.preventDefault(); choose(it); } },
-      icon(it.kind === "prompt" ? "message" : it.kind === "template" ? "edit" : "paperclip", { size: 14 }),
-      h("span", { class: "slash-name", text: it.kind === "prompt" ? `/${it.name}` : it.name }),
-      h("span", { class: "slash-server", text: it.server }),
-      it.description || it.uri || it.uriTemplate ? h("span", { class: "slash-desc", text: it.description || it.uri || it.uriTemplate }) : null);
+      const row = h(
+        "div",
+        {
+          class: "slash-item",
+          role: "option",
+          id: `slash-${i}`,
+          "aria-selected": String(i === active),
+          "data-name": it.name,
+          onmousedown: (e) => {
+            e.preventDefault();
+            choose(it);
+          },
+        },
+        icon(it.kind === "prompt" ? "message" : it.kind === "template" ? "edit" : "paperclip", { size: 14 }),
+        h("span", { class: "slash-name", text: it.kind === "prompt" ? `/${it.name}` : it.name }),
+        h("span", { class: "slash-server", text: it.server }),
+        it.description || it.uri || it.uriTemplate
+          ? h("span", { class: "slash-desc", text: it.description || it.uri || it.uriTemplate })
+          : null,
+      );
       menu.append(row);
     });
     input.setAttribute("aria-activedescendant", `slash-${active}`);
@@ -113,7 +161,8 @@ export function attachMenus(composer) {
   function move(by) {
     if (!items.length) return;
     active = (active + by + items.length) % items.length;
-    for (const [i, row] of [...menu.querySelectorAll(".slash-item")].entries()) row.setAttribute("aria-selected", String(i === active));
+    for (const [i, row] of [...menu.querySelectorAll(".slash-item")].entries())
+      row.setAttribute("aria-selected", String(i === active));
     menu.querySelector(`#slash-${active}`)?.scrollIntoView({ block: "nearest" });
     input.setAttribute("aria-activedescendant", `slash-${active}`);
   }
@@ -130,18 +179,30 @@ export function attachMenus(composer) {
   async function choose(it) {
     eatTrigger();
     close();
-    const names = it.kind === "prompt" ? (it.arguments || []).map((a) => ({ ...a })) : it.kind === "template" ? (it.variables || []).map((n) => ({ name: n, required: true })) : [];
+    const names =
+      it.kind === "prompt"
+        ? (it.arguments || []).map((a) => ({ ...a }))
+        : it.kind === "template"
+          ? (it.variables || []).map((n) => ({ name: n, required: true }))
+          : [];
     const values = names.length ? await askArguments(it, names) : {};
-    if (values === null) { input.focus(); return; }
+    if (values === null) {
+      input.focus();
+      return;
+    }
     try {
       if (it.kind === "prompt") await insertPrompt(it, values);
       else await attachResource(it, it.kind === "template" ? expand(it.uriTemplate, values) : it.uri);
-    } catch (err) { toastError(err); }
+    } catch (err) {
+      toastError(err);
+    }
     input.focus();
   }
 
   function expand(template, values) {
-    return template.replace(/\{([^}]+)\}/g, (_m, name) => encodeURIComponent(values[name.replace(/^[+#./;?&]/, "")] ?? ""));
+    return template.replace(/\{([^}]+)\}/g, (_m, name) =>
+      encodeURIComponent(values[name.replace(/^[+#./;?&]/, "")] ?? ""),
+    );
   }
 
   async function insertPrompt(it, values) {
@@ -152,7 +213,12 @@ export function attachMenus(composer) {
       const who = m.role === "assistant" ? "Assistant (from the prompt): " : "";
       if (c.type === "text") texts.push(who + c.text);
       else if (c.type === "resource" && c.resource) addResourceContents(c.resource);
-      else if (c.type === "image" && c.data) composer.addAttachment({ name: `${it.name}-image.${(c.mimeType || "image/png").split("/")[1]}`, mimeType: c.mimeType || "image/png", data: c.data });
+      else if (c.type === "image" && c.data)
+        composer.addAttachment({
+          name: `${it.name}-image.${(c.mimeType || "image/png").split("/")[1]}`,
+          mimeType: c.mimeType || "image/png",
+          data: c.data,
+        });
     }
     const joined = texts.join("\n\n");
     composer.setText(input.value ? `${input.value}${input.value.endsWith("\n") ? "" : "\n"}${joined}` : joined);
@@ -160,8 +226,10 @@ export function attachMenus(composer) {
 
   function addResourceContents(r) {
     const name = (r.uri || "resource").replace(/^[a-z]+:\/\//i, "").replace(/[/\\]/g, "_") || "resource";
-    if (typeof r.text === "string") composer.addAttachment({ name, mimeType: r.mimeType || "text/plain", data: b64(r.text), uri: r.uri });
-    else if (typeof r.blob === "string") composer.addAttachment({ name, mimeType: r.mimeType || "application/octet-stream", data: r.blob, uri: r.uri });
+    if (typeof r.text === "string")
+      composer.addAttachment({ name, mimeType: r.mimeType || "text/plain", data: b64(r.text), uri: r.uri });
+    else if (typeof r.blob === "string")
+      composer.addAttachment({ name, mimeType: r.mimeType || "application/octet-stream", data: r.blob, uri: r.uri });
   }
 
   async function attachResource(it, uri) {
@@ -177,32 +245,74 @@ export function attachMenus(composer) {
       const values = () => Object.fromEntries(Object.entries(fields).map(([k, el]) => [k, el.value.trim()]));
       for (const a of args) {
         const list = h("datalist", { id: `slash-arg-${a.name}` });
-        const field = h("input", { class: "input", name: a.name, list: list.id, autocomplete: "off", required: Boolean(a.required),
-          placeholder: a.description || a.name, "aria-label": a.title || a.name });
-        const ref = it.kind === "prompt" ? { type: "ref/prompt", name: it.name } : { type: "ref/resource", uri: it.uriTemplate };
+        const field = h("input", {
+          class: "input",
+          name: a.name,
+          list: list.id,
+          autocomplete: "off",
+          required: Boolean(a.required),
+          placeholder: a.description || a.name,
+          "aria-label": a.title || a.name,
+        });
+        const ref =
+          it.kind === "prompt" ? { type: "ref/prompt", name: it.name } : { type: "ref/resource", uri: it.uriTemplate };
         const complete = debounce(async () => {
           try {
-            const res = await api.call("servers.complete", { server: it.server, ref, argument: { name: a.name, value: field.value }, context: { arguments: values() } });
+            const res = await api.call("servers.complete", {
+              server: it.server,
+              ref,
+              argument: { name: a.name, value: field.value },
+              context: { arguments: values() },
+            });
             clear(list).append(...(res?.values || []).slice(0, 50).map((v) => h("option", { value: v })));
-          } catch { /* a server without completions simply offers none */ }
+          } catch {
+            /* a server without completions simply offers none */
+          }
         }, 120);
         field.addEventListener("input", complete);
         field.addEventListener("focus", complete);
         fields[a.name] = field;
         form.append(h("label", { class: "field-label", text: a.title || a.name }), field, list);
       }
-      const done = (value) => { wrap.remove(); resolve(value); };
-      const wrap = h("div", { class: "slash-args", role: "dialog", "aria-label": `Arguments of ${it.name}` },
-        h("p", { class: "slash-head", text: it.kind === "prompt" ? `/${it.name} · ${it.server}` : `${it.name} · ${it.server}` }),
+      const done = (value) => {
+        wrap.remove();
+        resolve(value);
+      };
+      const wrap = h(
+        "div",
+        { class: "slash-args", role: "dialog", "aria-label": `Arguments of ${it.name}` },
+        h("p", {
+          class: "slash-head",
+          text: it.kind === "prompt" ? `/${it.name} · ${it.server}` : `${it.name} · ${it.server}`,
+        }),
         form,
-        h("div", { class: "row slash-form-actions" },
+        h(
+          "div",
+          { class: "row slash-form-actions" },
           button("Cancel", { small: true, variant: "ghost", onclick: () => done(null) }),
-          button(it.kind === "prompt" ? "Insert" : "Attach", { small: true, variant: "primary", id: "slash-submit",
-            onclick: () => { if (form.reportValidity()) done(values()); } })));
-      form.addEventListener("submit", (e) => { e.preventDefault(); if (form.reportValidity()) done(values()); });
+          button(it.kind === "prompt" ? "Insert" : "Attach", {
+            small: true,
+            variant: "primary",
+            id: "slash-submit",
+            onclick: () => {
+              if (form.reportValidity()) done(values());
+            },
+          }),
+        ),
+      );
+      form.addEventListener("submit", (e) => {
+        e.preventDefault();
+        if (form.reportValidity()) done(values());
+      });
       form.addEventListener("keydown", (e) => {
-        if (e.key === "Escape") { e.preventDefault(); done(null); }
-        if (e.key === "Enter" && !e.isComposing && !e.target.list?.options?.length) { e.preventDefault(); if (form.reportValidity()) done(values()); }
+        if (e.key === "Escape") {
+          e.preventDefault();
+          done(null);
+        }
+        if (e.key === "Enter" && !e.isComposing && !e.target.list?.options?.length) {
+          e.preventDefault();
+          if (form.reportValidity()) done(values());
+        }
       });
       composer.el.querySelector(".composer-box").append(wrap);
       Object.values(fields)[0]?.focus();
@@ -210,13 +320,29 @@ export function attachMenus(composer) {
   }
 
   input.addEventListener("input", update);
-  input.addEventListener("keydown", (e) => {
-    if (menu.hidden || !mode) return;
-    if (e.key === "ArrowDown") { e.preventDefault(); e.stopImmediatePropagation(); move(1); }
-    else if (e.key === "ArrowUp") { e.preventDefault(); e.stopImmediatePropagation(); move(-1); }
-    else if ((e.key === "Enter" || e.key === "Tab") && items.length) { e.preventDefault(); e.stopImmediatePropagation(); choose(items[active]); }
-    else if (e.key === "Escape") { e.preventDefault(); close(); }
-  }, true);
+  input.addEventListener(
+    "keydown",
+    (e) => {
+      if (menu.hidden || !mode) return;
+      if (e.key === "ArrowDown") {
+        e.preventDefault();
+        e.stopImmediatePropagation();
+        move(1);
+      } else if (e.key === "ArrowUp") {
+        e.preventDefault();
+        e.stopImmediatePropagation();
+        move(-1);
+      } else if ((e.key === "Enter" || e.key === "Tab") && items.length) {
+        e.preventDefault();
+        e.stopImmediatePropagation();
+        choose(items[active]);
+      } else if (e.key === "Escape") {
+        e.preventDefault();
+        close();
+      }
+    },
+    true,
+  );
   input.addEventListener("blur", () => setTimeout(close, 150));
   return { close };
 }

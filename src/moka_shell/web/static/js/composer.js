@@ -28,36 +28,104 @@ function readBase64(file) {
 /** One attachment chip: a thumbnail for images, the name and size, and a remove button when editable. */
 export function attachmentChip(att, { onRemove, onOpen } = {}) {
   const isImage = (att.mimeType || "").startsWith("image/");
-  const thumb = isImage && att.url ? h("img", { class: "attach-thumb", alt: "", src: att.url })
-    : h("span", { class: "attach-icon", "aria-hidden": "true" }, icon(isImage ? "app" : "paperclip", { size: 14 }));
-  const chip = h("div", { class: "attach-chip", "data-name": att.name, role: "listitem", title: `${att.name} · ${sizeLabel(att.size || 0)}` },
+  const thumb =
+    isImage && att.url
+      ? h("img", { class: "attach-thumb", alt: "", src: att.url })
+      : h("span", { class: "attach-icon", "aria-hidden": "true" }, icon(isImage ? "app" : "paperclip", { size: 14 }));
+  const chip = h(
+    "div",
+    {
+      class: "attach-chip",
+      "data-name": att.name,
+      role: "listitem",
+      title: `${att.name} · ${sizeLabel(att.size || 0)}`,
+    },
     thumb,
-    h(onOpen ? "button" : "span", { class: "attach-text", type: onOpen ? "button" : null, onclick: onOpen || null },
-      h("span", { class: "attach-name", text: att.name }), h("span", { class: "attach-size", text: sizeLabel(att.size || 0) })),
-    onRemove ? iconButton("close", `Remove ${att.name}`, { className: "attach-remove", size: 13, onclick: onRemove }) : null);
+    h(
+      onOpen ? "button" : "span",
+      { class: "attach-text", type: onOpen ? "button" : null, onclick: onOpen || null },
+      h("span", { class: "attach-name", text: att.name }),
+      h("span", { class: "attach-size", text: sizeLabel(att.size || 0) }),
+    ),
+    onRemove
+      ? iconButton("close", `Remove ${att.name}`, { className: "attach-remove", size: 13, onclick: onRemove })
+      : null,
+  );
   return chip;
 }
 
 export function createComposer({ onSend, onStop, tools = [] }) {
   let attachments = []; // {name, mimeType, size, data, url}
   const input = h("textarea", {
-    id: "composer", class: "composer-input", rows: 1, placeholder: "Message Moka…", "aria-label": "Message",
+    id: "composer",
+    class: "composer-input",
+    rows: 1,
+    placeholder: "Message Moka…",
+    "aria-label": "Message",
   });
-  const chips = h("div", { class: "composer-chips", id: "composer-chips", role: "list", "aria-label": "Attachments", hidden: true });
+  const chips = h("div", {
+    class: "composer-chips",
+    id: "composer-chips",
+    role: "list",
+    "aria-label": "Attachments",
+    hidden: true,
+  });
   const fileInput = h("input", { type: "file", multiple: true, hidden: true, id: "composer-file" });
-  const attachBtn = iconButton("paperclip", "Attach files or images", { id: "composer-attach", className: "composer-tool", size: 17,
-    onclick: () => fileInput.click() });
-  const sendBtn = iconButton("send", "Send message", { id: "send", className: "composer-send", size: 18, onclick: () => send() });
-  const stopBtn = iconButton("stop", "Stop the reply", { id: "stop", className: "composer-stop", hidden: true, size: 16, onclick: () => onStop() });
-  const box = h("div", { class: "composer-box" }, chips,
+  const attachBtn = iconButton("paperclip", "Attach files or images", {
+    id: "composer-attach",
+    className: "composer-tool",
+    size: 17,
+    onclick: () => fileInput.click(),
+  });
+  const sendBtn = iconButton("send", "Send message", {
+    id: "send",
+    className: "composer-send",
+    size: 18,
+    onclick: () => send(),
+  });
+  const stopBtn = iconButton("stop", "Stop the reply", {
+    id: "stop",
+    className: "composer-stop",
+    hidden: true,
+    size: 16,
+    onclick: () => onStop(),
+  });
+  const box = h(
+    "div",
+    { class: "composer-box" },
+    chips,
     h("div", { class: "composer-row" }, input),
-    h("div", { class: "composer-tools" }, attachBtn, fileInput, ...tools, h("span", { class: "grow" }), sendBtn, stopBtn));
-  const el = h("div", { class: "composer" }, box,
-    h("p", { class: "composer-hint" }, h("kbd", { text: "Enter" }), " to send · ", h("kbd", { text: "Shift" }), " + ",
-      h("kbd", { text: "Enter" }), " for a new line · paste or drop files to attach"));
+    h(
+      "div",
+      { class: "composer-tools" },
+      attachBtn,
+      fileInput,
+      ...tools,
+      h("span", { class: "grow" }),
+      sendBtn,
+      stopBtn,
+    ),
+  );
+  const el = h(
+    "div",
+    { class: "composer" },
+    box,
+    h(
+      "p",
+      { class: "composer-hint" },
+      h("kbd", { text: "Enter" }),
+      " to send · ",
+      h("kbd", { text: "Shift" }),
+      " + ",
+      h("kbd", { text: "Enter" }),
+      " for a new line · paste or drop files to attach",
+    ),
+  );
 
   const empty = () => !input.value.trim() && !attachments.length;
-  function sync() { sendBtn.disabled = empty(); }
+  function sync() {
+    sendBtn.disabled = empty();
+  }
   function autosize() {
     input.style.height = "auto";
     input.style.height = `${Math.min(input.scrollHeight, Math.round(window.innerHeight * 0.4))}px`;
@@ -67,28 +135,52 @@ export function createComposer({ onSend, onStop, tools = [] }) {
     clear(chips);
     chips.hidden = !attachments.length;
     for (const att of attachments) {
-      chips.append(attachmentChip(att, { onRemove: () => {
-        attachments = attachments.filter((a) => a !== att);
-        if (att.url) URL.revokeObjectURL(att.url);
-        renderChips();
-        input.focus();
-      } }));
+      chips.append(
+        attachmentChip(att, {
+          onRemove: () => {
+            attachments = attachments.filter((a) => a !== att);
+            if (att.url) URL.revokeObjectURL(att.url);
+            renderChips();
+            input.focus();
+          },
+        }),
+      );
     }
     sync();
   }
 
   async function addFiles(files) {
     for (const file of files) {
-      if (attachments.length >= MAX_FILES) { toast(`At most ${MAX_FILES} files go with one message.`, { tone: "error" }); break; }
-      if (file.size > MAX_FILE) { toast(`${file.name} is ${sizeLabel(file.size)}; a file may be at most ${sizeLabel(MAX_FILE)}.`, { tone: "error" }); continue; }
+      if (attachments.length >= MAX_FILES) {
+        toast(`At most ${MAX_FILES} files go with one message.`, { tone: "error" });
+        break;
+      }
+      if (file.size > MAX_FILE) {
+        toast(`${file.name} is ${sizeLabel(file.size)}; a file may be at most ${sizeLabel(MAX_FILE)}.`, {
+          tone: "error",
+        });
+        continue;
+      }
       const total = attachments.reduce((n, a) => n + a.size, 0) + file.size;
-      if (total > MAX_TOTAL) { toast(`The files of one message may be at most ${sizeLabel(MAX_TOTAL)} together.`, { tone: "error" }); continue; }
+      if (total > MAX_TOTAL) {
+        toast(`The files of one message may be at most ${sizeLabel(MAX_TOTAL)} together.`, { tone: "error" });
+        continue;
+      }
       try {
         const data = await readBase64(file);
-        const name = file.name || `pasted-${attachments.length + 1}.${(file.type.split("/")[1] || "bin").replace(/[^a-z0-9]/gi, "")}`;
-        attachments.push({ name, mimeType: file.type || "application/octet-stream", size: file.size, data,
-          url: file.type.startsWith("image/") ? URL.createObjectURL(file) : null });
-      } catch (err) { toast(err.message, { tone: "error" }); }
+        const name =
+          file.name ||
+          `pasted-${attachments.length + 1}.${(file.type.split("/")[1] || "bin").replace(/[^a-z0-9]/gi, "")}`;
+        attachments.push({
+          name,
+          mimeType: file.type || "application/octet-stream",
+          size: file.size,
+          data,
+          url: file.type.startsWith("image/") ? URL.createObjectURL(file) : null,
+        });
+      } catch (err) {
+        toast(err.message, { tone: "error" });
+      }
     }
     renderChips();
   }
@@ -106,7 +198,10 @@ export function createComposer({ onSend, onStop, tools = [] }) {
 
   input.addEventListener("input", autosize);
   input.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); send(); }
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      send();
+    }
   });
   // Pasted images (a screenshot) and files become attachments; pasted text stays text.
   input.addEventListener("paste", (e) => {
@@ -115,9 +210,17 @@ export function createComposer({ onSend, onStop, tools = [] }) {
     e.preventDefault();
     addFiles(files);
   });
-  fileInput.addEventListener("change", () => { addFiles(Array.from(fileInput.files || [])); fileInput.value = ""; });
+  fileInput.addEventListener("change", () => {
+    addFiles(Array.from(fileInput.files || []));
+    fileInput.value = "";
+  });
   for (const target of [box]) {
-    target.addEventListener("dragover", (e) => { if (e.dataTransfer?.types?.includes("Files")) { e.preventDefault(); box.classList.add("dropping"); } });
+    target.addEventListener("dragover", (e) => {
+      if (e.dataTransfer?.types?.includes("Files")) {
+        e.preventDefault();
+        box.classList.add("dropping");
+      }
+    });
     target.addEventListener("dragleave", () => box.classList.remove("dropping"));
     target.addEventListener("drop", (e) => {
       box.classList.remove("dropping");
@@ -132,15 +235,30 @@ export function createComposer({ onSend, onStop, tools = [] }) {
     el,
     input,
     focus: () => input.focus(),
-    setRunning(running) { sendBtn.hidden = running; stopBtn.hidden = !running; sync(); },
+    setRunning(running) {
+      sendBtn.hidden = running;
+      stopBtn.hidden = !running;
+      sync();
+    },
     /** Put text back (a failed send, or an edit), keeping what is there otherwise. */
-    setText(text) { input.value = text; autosize(); },
+    setText(text) {
+      input.value = text;
+      autosize();
+    },
     addFiles,
     /** An attachment made here (a resource's contents): {name, mimeType, data (base64)}. */
     addAttachment(att) {
-      const size = Math.floor((att.data.length * 3) / 4) - (att.data.endsWith("==") ? 2 : att.data.endsWith("=") ? 1 : 0);
-      if (size > MAX_FILE) { toast(`${att.name} is ${sizeLabel(size)}; a file may be at most ${sizeLabel(MAX_FILE)}.`, { tone: "error" }); return; }
-      attachments.push({ ...att, size, url: att.mimeType.startsWith("image/") ? `data:${att.mimeType};base64,${att.data}` : null });
+      const size =
+        Math.floor((att.data.length * 3) / 4) - (att.data.endsWith("==") ? 2 : att.data.endsWith("=") ? 1 : 0);
+      if (size > MAX_FILE) {
+        toast(`${att.name} is ${sizeLabel(size)}; a file may be at most ${sizeLabel(MAX_FILE)}.`, { tone: "error" });
+        return;
+      }
+      attachments.push({
+        ...att,
+        size,
+        url: att.mimeType.startsWith("image/") ? `data:${att.mimeType};base64,${att.data}` : null,
+      });
       renderChips();
     },
     sync,

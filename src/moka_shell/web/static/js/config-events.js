@@ -13,6 +13,9 @@ export function initConfigEvents() {
   });
   api.on("config.problem", (err) => {
     const what = err?.message || "the config file can't be read";
-    toast(`${what} — Moka keeps the settings it had; fix the file and they are picked up.`, { tone: "error", timeout: 9000 });
+    toast(`${what} — Moka keeps the settings it had; fix the file and they are picked up.`, {
+      tone: "error",
+      timeout: 9000,
+    });
   });
 }

@@ -19,8 +19,12 @@ const ACTIONS = {
 };
 
 const MODES = { fullscreen: "fill the whole window", pip: "float above the chat (picture in picture)" };
-const DEVICES = { camera: "your camera", microphone: "your microphone", geolocation: "your location",
-  clipboardWrite: "writing to your clipboard" };
+const DEVICES = {
+  camera: "your camera",
+  microphone: "your microphone",
+  geolocation: "your location",
+  clipboardWrite: "writing to your clipboard",
+};
 
 /** Every block the app sends, as the model or the person will get it: text, resources, images, data. */
 function blockParts(blocks) {
@@ -31,10 +35,22 @@ function blockParts(blocks) {
     else if (b.type === "resource" && b.resource && typeof b.resource === "object") {
       const r = b.resource;
       parts.push(h("div", { class: "consent-label", text: `Resource ${r.uri || ""} (${r.mimeType || "no type"})` }));
-      const body = typeof r.text === "string" ? r.text : typeof r.blob === "string" ? `[${r.blob.length} characters of base64 data]` : "";
+      const body =
+        typeof r.text === "string"
+          ? r.text
+          : typeof r.blob === "string"
+            ? `[${r.blob.length} characters of base64 data]`
+            : "";
       if (body) parts.push(h("blockquote", { class: "consent-quote", text: body }));
     } else if (b.type === "image" || b.type === "audio") {
-      parts.push(h("div", { class: "consent-label", text: `${b.type === "image" ? "An image" : "Audio"} (${b.mimeType || "no type"}, ${String(b.data || "").length} characters of base64 data)` }));
+      parts.push(
+        h("div", {
+          class: "consent-label",
+          text:
+            `${b.type === "image" ? "An image" : "Audio"} (${b.mimeType || "no type"}, ` +
+            `${String(b.data || "").length} characters of base64 data)`,
+        }),
+      );
     } else {
       // resource_link, structured content and anything newer: shown whole, as JSON.
       parts.push(h("div", { class: "consent-label", text: b.type ? `A "${b.type}" block` : "Data" }));
@@ -53,20 +69,35 @@ function describe(action, detail = {}) {
   } else if (action === "sampling" && Array.isArray(detail.messages)) {
     // Everything the model will get: the system prompt first, then every block of every message (S10).
     if (typeof detail.systemPrompt === "string" && detail.systemPrompt) {
-      parts.push(h("div", { class: "consent-label", text: "System prompt" }), h("blockquote", { class: "consent-quote", text: detail.systemPrompt }));
+      parts.push(
+        h("div", { class: "consent-label", text: "System prompt" }),
+        h("blockquote", { class: "consent-quote", text: detail.systemPrompt }),
+      );
     }
     for (const m of detail.messages) {
-      parts.push(h("div", { class: "consent-label", text: m?.role === "assistant" ? "As the model" : "As the person" }));
+      parts.push(
+        h("div", { class: "consent-label", text: m?.role === "assistant" ? "As the model" : "As the person" }),
+      );
       parts.push(...blockParts(m?.content));
     }
   } else if (action === "message") {
     // Every block, not only text: a resource block reaches the model too (S1).
     parts.push(...blockParts(detail.content ?? (detail.text !== undefined ? { type: "text", text: detail.text } : [])));
   } else if (action === "display_mode") {
-    parts.push(h("p", { class: "small", text: `It asks to ${MODES[detail.mode] || detail.mode}. You did not click in it just before, so Moka asks.` }));
+    parts.push(
+      h("p", {
+        class: "small",
+        text: `It asks to ${MODES[detail.mode] || detail.mode}. You did not click in it just before, so Moka asks.`,
+      }),
+    );
   } else if (action === "permissions" && Array.isArray(detail.permissions)) {
     for (const p of detail.permissions) parts.push(h("code", { class: "consent-value", text: DEVICES[p] || p }));
-    parts.push(h("p", { class: "small", text: "Your browser or system may ask as well. The answer holds for this app until Moka quits." }));
+    parts.push(
+      h("p", {
+        class: "small",
+        text: "Your browser or system may ask as well. The answer holds for this app until Moka quits.",
+      }),
+    );
   } else if (detail && Object.keys(detail).length) {
     parts.push(h("pre", { class: "block", text: JSON.stringify(detail, null, 2) }));
   }
@@ -84,21 +115,56 @@ function next() {
     if (answered) return;
     answered = true;
     // `action` tells the core which setting a remembered answer changes.
-    api.call("consent.answer", { requestId: req.requestId, allow, remember: remember.checked, action: req.action }).catch(() => {});
+    api
+      .call("consent.answer", { requestId: req.requestId, allow, remember: remember.checked, action: req.action })
+      .catch(() => {});
   };
-  const allow = button("Allow", { variant: "primary", id: "consent-allow", onclick: () => { answer(true); dlg.close(); } });
-  const deny = button("Deny", { id: "consent-deny", onclick: () => { answer(false); dlg.close(); } });
+  const allow = button("Allow", {
+    variant: "primary",
+    id: "consent-allow",
+    onclick: () => {
+      answer(true);
+      dlg.close();
+    },
+  });
+  const deny = button("Deny", {
+    id: "consent-deny",
+    onclick: () => {
+      answer(false);
+      dlg.close();
+    },
+  });
   const dlg = openDialog({
-    title: "Allow this app?", id: "consent-dialog", className: "consent",
-    body: h("div", { class: "stack" },
-      h("div", { class: "consent-head" }, h("div", { class: "consent-icon" }, icon(a.icon, { size: 20 })),
-        h("p", {}, h("strong", { text: req.server || "An app" }), ` ${a.verb}.`)),
+    title: "Allow this app?",
+    id: "consent-dialog",
+    className: "consent",
+    body: h(
+      "div",
+      { class: "stack" },
+      h(
+        "div",
+        { class: "consent-head" },
+        h("div", { class: "consent-icon" }, icon(a.icon, { size: 20 })),
+        h("p", {}, h("strong", { text: req.server || "An app" }), ` ${a.verb}.`),
+      ),
       describe(req.action, req.detail || {}),
       // A one-off question (display mode, devices) has no setting to remember.
-      a.once ? null : h("label", { class: "check-row small" }, remember, h("span", { text: "Remember my choice for every app (you can change it in Settings)" }))),
+      a.once
+        ? null
+        : h(
+            "label",
+            { class: "check-row small" },
+            remember,
+            h("span", { text: "Remember my choice for every app (you can change it in Settings)" }),
+          ),
+    ),
     actions: [deny, allow],
     // Closing without a choice (Esc, ×) is a "no": nothing happens without a yes.
-    onClose: () => { answer(false); showing = false; next(); },
+    onClose: () => {
+      answer(false);
+      showing = false;
+      next();
+    },
   });
   deny.focus();
 }
@@ -111,9 +177,17 @@ function b64ToBytes(b64) {
 }
 
 export function initConsent() {
-  api.on("consent.request", (req) => { if (req?.requestId) { queue.push(req); next(); } });
+  api.on("consent.request", (req) => {
+    if (req?.requestId) {
+      queue.push(req);
+      next();
+    }
+  });
   api.on("download.ready", (d) => {
     if (!d?.dataBase64) return;
-    downloadBlob(d.filename || "download", new Blob([b64ToBytes(d.dataBase64)], { type: d.mimeType || "application/octet-stream" }));
+    downloadBlob(
+      d.filename || "download",
+      new Blob([b64ToBytes(d.dataBase64)], { type: d.mimeType || "application/octet-stream" }),
+    );
   });
 }

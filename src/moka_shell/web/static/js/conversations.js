@@ -16,20 +16,46 @@ export function createSidebar({ onOpen, onNew, onDeleted, onRenamed }) {
   let activeId = null;
   let query = "";
   const search = h("input", {
-    class: "input conv-search", id: "conv-search", type: "search", placeholder: "Search conversations",
-    "aria-label": "Search conversations", autocomplete: "off",
+    class: "input conv-search",
+    id: "conv-search",
+    type: "search",
+    placeholder: "Search conversations",
+    "aria-label": "Search conversations",
+    autocomplete: "off",
   });
   const list = h("div", { class: "conv-list", id: "conv-list", role: "list", "aria-label": "Conversations" });
   const sentinel = h("div", { class: "conv-sentinel", id: "conv-sentinel", "aria-hidden": "true" });
-  const el = h("aside", { class: "conv-sidebar", "aria-label": "Conversations" },
-    h("div", { class: "conv-top" },
-      h("button", { type: "button", class: "btn btn-primary conv-new", id: "conv-new", onclick: () => onNew() },
-        icon("plus", { size: 16 }), h("span", { text: "New chat" })),
-      h("div", { class: "conv-search-wrap" }, icon("search", { size: 15 }), search)),
-    list);
+  const el = h(
+    "aside",
+    { class: "conv-sidebar", "aria-label": "Conversations" },
+    h(
+      "div",
+      { class: "conv-top" },
+      h(
+        "button",
+        { type: "button", class: "btn btn-primary conv-new", id: "conv-new", onclick: () => onNew() },
+        icon("plus", { size: 16 }),
+        h("span", { text: "New chat" }),
+      ),
+      h("div", { class: "conv-search-wrap" }, icon("search", { size: 15 }), search),
+    ),
+    list,
+  );
 
-  search.addEventListener("input", debounce(() => { query = search.value.trim(); refresh(); }, 200));
-  search.addEventListener("keydown", (e) => { if (e.key === "Escape" && search.value) { search.value = ""; query = ""; refresh(); } });
+  search.addEventListener(
+    "input",
+    debounce(() => {
+      query = search.value.trim();
+      refresh();
+    }, 200),
+  );
+  search.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && search.value) {
+      search.value = "";
+      query = "";
+      refresh();
+    }
+  });
 
   const params = (extra) => ({ ...(query ? { query } : {}), ...extra });
 
@@ -52,42 +78,74 @@ export function createSidebar({ onOpen, onNew, onDeleted, onRenamed }) {
     if (!hasMore || loading || !items.length) return loading;
     const last = items[items.length - 1];
     const asked = query;
-    loading = api.call("conversations.list", params({ limit: PAGE, before: { updatedAt: last.updatedAt, id: last.id } }))
+    loading = api
+      .call("conversations.list", params({ limit: PAGE, before: { updatedAt: last.updatedAt, id: last.id } }))
       .then((page) => {
         if (asked !== query) return; // a new search started meanwhile
         const known = new Set(items.map((c) => c.id));
         items = items.concat((page || []).filter((c) => !known.has(c.id)));
         hasMore = (page || []).length === PAGE;
         render();
-      }).catch(() => { hasMore = false; }).finally(() => { loading = null; });
+      })
+      .catch(() => {
+        hasMore = false;
+      })
+      .finally(() => {
+        loading = null;
+      });
     return loading;
   }
 
   // The sentinel after the last item: when it scrolls into view, the next page comes.
   // (Checked again when the callback runs: the list may have been re-rendered in between.)
-  const nearEnd = () => sentinel.isConnected && sentinel.getBoundingClientRect().top - list.getBoundingClientRect().bottom < 200;
-  new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting) && nearEnd()) loadMore(); },
-    { root: list, rootMargin: "200px" }).observe(sentinel);
+  const nearEnd = () =>
+    sentinel.isConnected && sentinel.getBoundingClientRect().top - list.getBoundingClientRect().bottom < 200;
+  new IntersectionObserver(
+    (entries) => {
+      if (entries.some((e) => e.isIntersecting) && nearEnd()) loadMore();
+    },
+    { root: list, rootMargin: "200px" },
+  ).observe(sentinel);
 
   function render() {
     const top = list.scrollTop;
     clear(list);
     list.append(sentinel);
     if (!items.length) {
-      list.append(h("p", { class: "conv-empty", text: query ? "No conversation matches." : "Your conversations will appear here." }));
+      list.append(
+        h("p", {
+          class: "conv-empty",
+          text: query ? "No conversation matches." : "Your conversations will appear here.",
+        }),
+      );
       return;
     }
     for (const c of items) {
       const more = iconButton("more", `Actions for ${c.title || "conversation"}`, {
-        className: "conv-more", onclick: (e) => { e.stopPropagation(); menu(c, more); },
+        className: "conv-more",
+        onclick: (e) => {
+          e.stopPropagation();
+          menu(c, more);
+        },
       });
-      list.append(h("div", {
-        class: "conv-item", role: "listitem", "data-conv-id": c.id, "aria-current": c.id === activeId ? "true" : null,
-      },
-      h("button", { type: "button", class: "conv-open", onclick: () => onOpen(c.id) },
-        h("span", { class: "conv-title", text: c.title || "Untitled" }),
-        h("span", { class: "conv-meta", text: `${relativeTime(c.updatedAt)} · ${c.messageCount ?? 0} messages` })),
-      more));
+      list.append(
+        h(
+          "div",
+          {
+            class: "conv-item",
+            role: "listitem",
+            "data-conv-id": c.id,
+            "aria-current": c.id === activeId ? "true" : null,
+          },
+          h(
+            "button",
+            { type: "button", class: "conv-open", onclick: () => onOpen(c.id) },
+            h("span", { class: "conv-title", text: c.title || "Untitled" }),
+            h("span", { class: "conv-meta", text: `${relativeTime(c.updatedAt)} · ${c.messageCount ?? 0} messages` }),
+          ),
+          more,
+        ),
+      );
     }
     list.append(sentinel);
     list.scrollTop = top;
@@ -109,7 +167,9 @@ export function createSidebar({ onOpen, onNew, onDeleted, onRenamed }) {
       await api.call("conversations.rename", { id: c.id, title: title.trim() });
       onRenamed?.(c.id, title.trim());
       refresh();
-    } catch (err) { toastError(err); }
+    } catch (err) {
+      toastError(err);
+    }
   }
 
   async function exportConv(c, format) {
@@ -117,29 +177,41 @@ export function createSidebar({ onOpen, onNew, onDeleted, onRenamed }) {
       const { filename, content } = await api.call("conversations.export", { id: c.id, format });
       downloadText(filename, content, format === "json" ? "application/json" : "text/markdown");
       toast(`Exported ${filename}`, { tone: "success" });
-    } catch (err) { toastError(err); }
+    } catch (err) {
+      toastError(err);
+    }
   }
 
   async function remove(c) {
     const ok = await confirmDialog({
-      title: "Delete conversation?", message: `"${c.title || "Untitled"}" and its messages will be deleted. This can't be undone.`,
-      confirmLabel: "Delete", danger: true,
+      title: "Delete conversation?",
+      message: `"${c.title || "Untitled"}" and its messages will be deleted. This can't be undone.`,
+      confirmLabel: "Delete",
+      danger: true,
     });
     if (!ok) return;
     try {
       await api.call("conversations.delete", { id: c.id });
       onDeleted?.(c.id);
       refresh();
-    } catch (err) { toastError(err); }
+    } catch (err) {
+      toastError(err);
+    }
   }
 
   return {
     el,
     refresh,
     refreshSoon: debounce(refresh, 400),
-    setActive(id) { activeId = id; render(); },
+    setActive(id) {
+      activeId = id;
+      render();
+    },
     knows: (id) => items.some((c) => c.id === id),
     titleOf: (id) => items.find((c) => c.id === id)?.title,
-    focusSearch() { search.focus(); search.select(); },
+    focusSearch() {
+      search.focus();
+      search.select();
+    },
   };
 }

@@ -13,9 +13,21 @@ export function h(tag, attrs = {}, ...children) {
     if (key === "class") el.className = value;
     else if (key === "text") el.textContent = value;
     else if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
-    else if (key.startsWith("data-") || key.startsWith("aria-") || key === "role" || key === "for" ||
-             key === "type" || key === "name" || key === "tabindex" || key === "title" || key === "id" ||
-             key === "placeholder" || key === "autocomplete" || key === "spellcheck" || key === "list")
+    else if (
+      key.startsWith("data-") ||
+      key.startsWith("aria-") ||
+      key === "role" ||
+      key === "for" ||
+      key === "type" ||
+      key === "name" ||
+      key === "tabindex" ||
+      key === "title" ||
+      key === "id" ||
+      key === "placeholder" ||
+      key === "autocomplete" ||
+      key === "spellcheck" ||
+      key === "list"
+    )
       el.setAttribute(key, value === true ? "" : String(value));
     else el[key] = value;
   }
@@ -41,7 +53,11 @@ export const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel
 
 /** Pretty JSON for display (never parsed back as markup). */
 export function prettyJson(value) {
-  try { return JSON.stringify(value, null, 2) ?? "undefined"; } catch { return String(value); }
+  try {
+    return JSON.stringify(value, null, 2) ?? "undefined";
+  } catch {
+    return String(value);
+  }
 }
 
 /** Save text as a file through a temporary Blob link (browser and most webviews). */
@@ -96,7 +112,7 @@ export function debounce(fn, ms) {
 /** True when the person is typing somewhere, so single-key shortcuts must not fire. */
 export function isTyping(target) {
   const el = target instanceof Element ? target : null;
-  return Boolean(el && (el.closest("input, textarea, select, [contenteditable=true]")));
+  return Boolean(el && el.closest("input, textarea, select, [contenteditable=true]"));
 }
 
 export const prefersReducedMotion = () => matchMedia("(prefers-reduced-motion: reduce)").matches;

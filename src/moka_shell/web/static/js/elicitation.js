@@ -18,15 +18,25 @@ let navigate = () => {};
 export function elicitationPanel(req, { onAnswered } = {}) {
   const problem = h("div", { class: "elicit-problem", role: "alert", hidden: true });
   const buttons = [];
-  const say = (text) => { problem.hidden = !text; problem.textContent = text || ""; };
+  const say = (text) => {
+    problem.hidden = !text;
+    problem.textContent = text || "";
+  };
   // After a refused Send, fixing the fields clears the messages as the person types.
-  const recheck = () => { if (!problem.hidden && form.getValue().ok) say(""); };
-  const form = req.mode === "form" ? createSchemaForm(req.requestedSchema || { type: "object" }, { onChange: recheck }) : null;
+  const recheck = () => {
+    if (!problem.hidden && form.getValue().ok) say("");
+  };
+  const form =
+    req.mode === "form" ? createSchemaForm(req.requestedSchema || { type: "object" }, { onChange: recheck }) : null;
   const answer = async (action) => {
     let content;
     if (action === "accept" && form) {
       const got = form.getValue();
-      if (!got.ok) { form.focusFirstError(); say("Check the fields marked above."); return; }
+      if (!got.ok) {
+        form.focusFirstError();
+        say("Check the fields marked above.");
+        return;
+      }
       content = got.value;
     }
     say("");
@@ -42,30 +52,68 @@ export function elicitationPanel(req, { onAnswered } = {}) {
   const who = h("strong", { text: req.server || "A server" });
   let body;
   if (req.mode === "url") {
-    body = h("div", { class: "elicit-url" },
-      h("div", { class: "elicit-domain" }, icon("external", { size: 15 }),
-        h("span", {}, "Opens ", h("strong", { text: req.domain || "a web page" }), " in your browser")),
-      h("code", { class: "elicit-address", text: req.url || "" }));
+    body = h(
+      "div",
+      { class: "elicit-url" },
+      h(
+        "div",
+        { class: "elicit-domain" },
+        icon("external", { size: 15 }),
+        h("span", {}, "Opens ", h("strong", { text: req.domain || "a web page" }), " in your browser"),
+      ),
+      h("code", { class: "elicit-address", text: req.url || "" }),
+    );
   } else {
-    body = h("div", { class: "elicit-form" }, form.el,
-      h("p", { class: "elicit-note", text: `What you send goes to ${req.server || "the server"}. Never enter passwords or keys here.` }));
+    body = h(
+      "div",
+      { class: "elicit-form" },
+      form.el,
+      h("p", {
+        class: "elicit-note",
+        text: `What you send goes to ${req.server || "the server"}. Never enter passwords or keys here.`,
+      }),
+    );
   }
   buttons.push(
     button("Cancel", { variant: "ghost", small: true, "data-action": "cancel", onclick: () => answer("cancel") }),
-    button("Decline", { variant: "secondary", small: true, "data-action": "decline", onclick: () => answer("decline") }),
+    button("Decline", {
+      variant: "secondary",
+      small: true,
+      "data-action": "decline",
+      onclick: () => answer("decline"),
+    }),
     button(req.mode === "url" ? `Open ${req.domain || "page"}` : "Send", {
-      variant: "primary", small: true, "data-action": "accept", icon: req.mode === "url" ? "external" : undefined,
-      onclick: () => answer("accept") }),
+      variant: "primary",
+      small: true,
+      "data-action": "accept",
+      icon: req.mode === "url" ? "external" : undefined,
+      onclick: () => answer("accept"),
+    }),
   );
-  const el = h("section", { class: "elicit", "data-request-id": req.requestId, "data-mode": req.mode,
-    "aria-label": `${req.server || "A server"} asks you something` },
-    h("div", { class: "elicit-head" }, h("span", { class: "elicit-icon" }, icon(req.mode === "url" ? "link" : "message", { size: 15 })),
-      h("span", {}, who, req.mode === "url" ? " wants to send you to a web page" : " asks you")),
+  const el = h(
+    "section",
+    {
+      class: "elicit",
+      "data-request-id": req.requestId,
+      "data-mode": req.mode,
+      "aria-label": `${req.server || "A server"} asks you something`,
+    },
+    h(
+      "div",
+      { class: "elicit-head" },
+      h("span", { class: "elicit-icon" }, icon(req.mode === "url" ? "link" : "message", { size: 15 })),
+      h("span", {}, who, req.mode === "url" ? " wants to send you to a web page" : " asks you"),
+    ),
     req.message ? h("p", { class: "elicit-message", text: req.message }) : null,
-    body, problem,
-    h("div", { class: "elicit-actions" }, h("span", { class: "grow" }), buttons));
+    body,
+    problem,
+    h("div", { class: "elicit-actions" }, h("span", { class: "grow" }), buttons),
+  );
   el.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); answer("accept"); }
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      answer("accept");
+    }
   });
   return el;
 }
@@ -84,18 +132,41 @@ function place(req) {
     open.set(req.requestId, { el });
     if (!isShown(el)) {
       toast(`${req.server || "A server"} asks you something`, {
-        timeout: 8000, action: { label: "Show", onclick: () => { navigate(req.where === "chat" ? "chat" : "runner"); el.scrollIntoView({ block: "center" }); } },
+        timeout: 8000,
+        action: {
+          label: "Show",
+          onclick: () => {
+            navigate(req.where === "chat" ? "chat" : "runner");
+            el.scrollIntoView({ block: "center" });
+          },
+        },
       });
     } else el.scrollIntoView({ block: "nearest" });
-    (el.querySelector("input, select, textarea") || el.querySelector('[data-action="accept"]'))?.focus({ preventScroll: true });
+    (el.querySelector("input, select, textarea") || el.querySelector('[data-action="accept"]'))?.focus({
+      preventScroll: true,
+    });
     return;
   }
   // Asked by a call with no card on this page (a view's own call, another window's run): a dialog.
   let dlg;
-  const el = elicitationPanel(req, { onAnswered: () => { open.delete(req.requestId); dlg?.close(); } });
-  dlg = openDialog({ title: "A server asks you something", id: "elicit-dialog", className: "elicit-dialog", body: el,
+  const el = elicitationPanel(req, {
+    onAnswered: () => {
+      open.delete(req.requestId);
+      dlg?.close();
+    },
+  });
+  dlg = openDialog({
+    title: "A server asks you something",
+    id: "elicit-dialog",
+    className: "elicit-dialog",
+    body: el,
     // Closing without a choice is a Cancel: the server is told, nothing is sent.
-    onClose: () => { if (open.has(req.requestId)) api.call("elicitation.answer", { requestId: req.requestId, action: "cancel" }).catch(() => {}); open.delete(req.requestId); } });
+    onClose: () => {
+      if (open.has(req.requestId))
+        api.call("elicitation.answer", { requestId: req.requestId, action: "cancel" }).catch(() => {});
+      open.delete(req.requestId);
+    },
+  });
   open.set(req.requestId, { el, close: () => dlg.close() });
 }
 
@@ -111,7 +182,9 @@ function done(d) {
 async function catchUp() {
   try {
     for (const req of (await api.call("elicitation.pending")) || []) place(req);
-  } catch (err) { toastError(err); }
+  } catch (err) {
+    toastError(err);
+  }
 }
 
 export function initElicitation(opts = {}) {

@@ -18,14 +18,21 @@ const needle = (text) => escapeWide(text.toLowerCase());
 
 function pyJson(value) {
   if (Array.isArray(value)) return `[${value.map(pyJson).join(", ")}]`;
-  if (value && typeof value === "object") return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${pyJson(v)}`).join(", ")}}`;
+  if (value && typeof value === "object")
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${pyJson(v)}`)
+      .join(", ")}}`;
   return JSON.stringify(value) ?? "null";
 }
 
 // Cached per event: a live event is tested against every search typed while it is held.
 export function textOf(ev) {
   if (ev.__text === undefined) {
-    try { ev.__text = escapeWide(pyJson(ev.message ?? null).toLowerCase()); } catch { ev.__text = ""; }
+    try {
+      ev.__text = escapeWide(pyJson(ev.message ?? null).toLowerCase());
+    } catch {
+      ev.__text = "";
+    }
   }
   return ev.__text;
 }
@@ -36,7 +43,11 @@ export function summaryOf(ev) {
     let s;
     if (m && typeof m === "object") {
       const body = m.params ?? m.result ?? m.error ?? m;
-      try { s = JSON.stringify(body); } catch { s = String(body); }
+      try {
+        s = JSON.stringify(body);
+      } catch {
+        s = String(body);
+      }
     } else s = String(m ?? "");
     ev.__summary = s.length > 240 ? `${s.slice(0, 240)}…` : s;
   }

@@ -5,7 +5,9 @@
 // request is not loaded (older than the fetched pages) keeps a row of its own.
 
 export class Exchanges {
-  constructor() { this.reset([]); }
+  constructor() {
+    this.reset([]);
+  }
 
   // Rebuild from a whole list of events (oldest first), after a page or a filter change.
   reset(events) {
@@ -26,7 +28,9 @@ export class Exchanges {
     return true;
   }
 
-  replyOf(ev) { return ev ? this.replies.get(ev.seq) : undefined; }
+  replyOf(ev) {
+    return ev ? this.replies.get(ev.seq) : undefined;
+  }
 }
 
 export const isRequest = (ev) => {
@@ -53,8 +57,11 @@ const quote = (s) => `'${String(s).replace(/'/g, "'\\''")}'`;
 export function curlFor(ev, server) {
   const url = server?.config?.url;
   if (!url || ev.channel !== "mcp.rpc" || !isRequest(ev)) return null;
-  const lines = [`curl -sS -X POST ${quote(url)}`,
-    `-H 'Content-Type: application/json'`, `-H 'Accept: application/json, text/event-stream'`];
+  const lines = [
+    `curl -sS -X POST ${quote(url)}`,
+    `-H 'Content-Type: application/json'`,
+    `-H 'Accept: application/json, text/event-stream'`,
+  ];
   if (server.protocolVersion) lines.push(`-H ${quote(`MCP-Protocol-Version: ${server.protocolVersion}`)}`);
   lines.push(`-H 'Mcp-Session-Id: <the session id, for servers that keep sessions>'`);
   for (const name of Object.keys(server.config.headers || {})) lines.push(`-H ${quote(`${name}: <value>`)}`);

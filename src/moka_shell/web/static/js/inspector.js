@@ -46,8 +46,22 @@ const filters = { channel: "", server: "", view: "", method: "", text: "" };
 const MODE_KEY = "moka.inspector.mode";
 // Remembered in the page's own storage where there is one: WebKitGTK's private mode has none
 // (reading it throws), and a throw here would stop the whole page from loading.
-const remembered = { get() { try { return localStorage.getItem(MODE_KEY); } catch { return null; } },
-  set(value) { try { localStorage.setItem(MODE_KEY, value); } catch { /* this run only */ } } };
+const remembered = {
+  get() {
+    try {
+      return localStorage.getItem(MODE_KEY);
+    } catch {
+      return null;
+    }
+  },
+  set(value) {
+    try {
+      localStorage.setItem(MODE_KEY, value);
+    } catch {
+      /* this run only */
+    }
+  },
+};
 let mode = remembered.get() === "events" ? "events" : "pairs";
 const ex = new Exchanges();
 const list = () => (mode === "pairs" ? ex.rows : shown);
@@ -62,7 +76,6 @@ function queryParams() {
   return params;
 }
 
-
 // ---- fetching --------------------------------------------------------------------------------
 
 function add(ev) {
@@ -71,7 +84,10 @@ function add(ev) {
     if (ev.seq <= lastSeq) return;
     lastSeq = ev.seq;
   }
-  if (ev.server && !servers.has(ev.server)) { servers.add(ev.server); refreshServerOptions(); }
+  if (ev.server && !servers.has(ev.server)) {
+    servers.add(ev.server);
+    refreshServerOptions();
+  }
   total = Math.min(total + 1, capacity);
   if (matches(ev, filters)) {
     shown.push(ev);
@@ -94,7 +110,10 @@ function trim() {
 function requestLoad() {
   if (queued) return;
   queued = true;
-  queueMicrotask(() => { queued = false; if (visible) load(); });
+  queueMicrotask(() => {
+    queued = false;
+    if (visible) load();
+  });
 }
 
 async function load() {
@@ -116,13 +135,20 @@ async function load() {
     matched = Math.min(page.matched + tail.length, total);
     lastSeq = Math.max(lastSeq, page.newest || 0);
     let fresh = false;
-    for (const s of page.servers || []) if (!servers.has(s)) { servers.add(s); fresh = true; }
+    for (const s of page.servers || [])
+      if (!servers.has(s)) {
+        servers.add(s);
+        fresh = true;
+      }
     if (fresh) refreshServerOptions();
     follow = true;
   } catch (err) {
     if (gen === generation) toastError(err);
   } finally {
-    if (gen === generation) { loading = false; schedule(true); }
+    if (gen === generation) {
+      loading = false;
+      schedule(true);
+    }
   }
 }
 
@@ -151,7 +177,10 @@ async function loadOlder() {
   } catch (err) {
     if (gen === generation) toastError(err);
   } finally {
-    if (gen === generation) { loadingOlder = false; schedule(); }
+    if (gen === generation) {
+      loadingOlder = false;
+      schedule();
+    }
   }
 }
 
@@ -178,20 +207,28 @@ function render() {
   vp.classList.toggle("busy", loading);
   vp.setAttribute("aria-busy", String(loading || loadingOlder));
   els.count.textContent = countText();
-  els.count.title = total >= capacity ? `Moka keeps the newest ${fmt(capacity)} events here; the log on disk has them all (moka inspect).` : "";
+  els.count.title =
+    total >= capacity
+      ? `Moka keeps the newest ${fmt(capacity)} events here; the log on disk has them all (moka inspect).`
+      : "";
   els.older.hidden = older === null;
   els.older.disabled = loadingOlder || loading;
   els.older.querySelector("span").textContent = loadingOlder ? "Loading…" : "Load older";
   els.empty.hidden = shown.length > 0;
-  els.empty.textContent = loading ? "Loading events…"
-    : (total && (filtered() || floor !== null)) ? (filtered() ? "No event matches these filters." : "Cleared. New events appear here.")
+  els.empty.textContent = loading
+    ? "Loading events…"
+    : total && (filtered() || floor !== null)
+      ? filtered()
+        ? "No event matches these filters."
+        : "Cleared. New events appear here."
       : "Nothing yet. Messages appear here as servers, views and the model talk.";
 }
 
 function countText() {
   if (loading && !shown.length) return "Loading…";
   const what = `${filtered() ? "matching " : ""}${matched === 1 ? "event" : "events"}`;
-  let text = shown.length < matched ? `Showing ${fmt(shown.length)} of ${fmt(matched)} ${what}` : `${fmt(matched)} ${what}`;
+  let text =
+    shown.length < matched ? `Showing ${fmt(shown.length)} of ${fmt(matched)} ${what}` : `${fmt(matched)} ${what}`;
   if ((filtered() || floor !== null) && matched !== total) text += ` · ${fmt(total)} in all`;
   return loading ? `${text} · searching…` : text;
 }
@@ -204,24 +241,43 @@ function timing(ev) {
   }
   const reply = ex.replyOf(ev);
   const status = statusOf(ev, reply);
-  return h("span", { class: `c-ms mono st-${status}`, title: status === "pending" ? "No response yet" : status === "error" ? "Answered with an error" : "" },
-    h("i", { class: "st-dot", "aria-hidden": "true" }), reply ? durationText(reply.ms) : "…");
+  return h(
+    "span",
+    {
+      class: `c-ms mono st-${status}`,
+      title: status === "pending" ? "No response yet" : status === "error" ? "Answered with an error" : "",
+    },
+    h("i", { class: "st-dot", "aria-hidden": "true" }),
+    reply ? durationText(reply.ms) : "…",
+  );
 }
 
 function row(ev, i) {
   const isSel = isSelected(ev);
-  const r = h("div", {
-    class: `insp-row${isSel ? " selected" : ""}`, role: "option", "aria-selected": String(isSel), id: isSel ? "insp-selected" : null,
-    "data-index": i, "data-channel": ev.channel || "", "data-seq": ev.seq ?? "",
-  },
-  h("span", { class: "c-time mono", text: timeOf(ev) }),
-  h("span", { class: "c-chan" }, h("span", { class: `chan chan-${String(ev.channel || "").replace(/\W/g, "")}`, text: ev.channel || "" })),
-  h("span", { class: "c-dir", title: ev.direction, text: ARROW[ev.direction] || "·" }),
-  h("span", { class: "c-server", text: ev.server || "" }),
-  h("span", { class: "c-view mono", text: ev.view ? String(ev.view).slice(0, 8) : "", title: ev.view || "" }),
-  h("span", { class: "c-method mono", text: methodOf(ev) }),
-  timing(ev),
-  h("span", { class: "c-sum mono", text: summaryOf(ev) }));
+  const r = h(
+    "div",
+    {
+      class: `insp-row${isSel ? " selected" : ""}`,
+      role: "option",
+      "aria-selected": String(isSel),
+      id: isSel ? "insp-selected" : null,
+      "data-index": i,
+      "data-channel": ev.channel || "",
+      "data-seq": ev.seq ?? "",
+    },
+    h("span", { class: "c-time mono", text: timeOf(ev) }),
+    h(
+      "span",
+      { class: "c-chan" },
+      h("span", { class: `chan chan-${String(ev.channel || "").replace(/\W/g, "")}`, text: ev.channel || "" }),
+    ),
+    h("span", { class: "c-dir", title: ev.direction, text: ARROW[ev.direction] || "·" }),
+    h("span", { class: "c-server", text: ev.server || "" }),
+    h("span", { class: "c-view mono", text: ev.view ? String(ev.view).slice(0, 8) : "", title: ev.view || "" }),
+    h("span", { class: "c-method mono", text: methodOf(ev) }),
+    timing(ev),
+    h("span", { class: "c-sum mono", text: summaryOf(ev) }),
+  );
   return r;
 }
 
@@ -241,34 +297,78 @@ function renderDetail() {
   const d = clear(els.detail);
   const ev = selected;
   if (!ev) {
-    d.append(h("div", { class: "insp-detail-empty" }, icon("inspector", { size: 22 }), h("p", { text: "Select an event to see its message." })));
+    d.append(
+      h(
+        "div",
+        { class: "insp-detail-empty" },
+        icon("inspector", { size: 22 }),
+        h("p", { text: "Select an event to see its message." }),
+      ),
+    );
     return;
   }
   const reply = ex.replyOf(ev);
   const request = ev.reply_to != null ? ex.requests.get(ev.reply_to) : undefined;
   const took = reply ? reply.ms : ev.ms;
-  const meta = [["Channel", ev.channel], ["Direction", ev.direction], ["Server", ev.server], ["View", ev.view], ["Method", methodOf(ev)],
-    ["Time", timeOf(ev)], ["Took", durationText(took)], ["Status", isRequest(ev) ? statusOf(ev, reply) : ""], ["Seq", ev.seq]];
-  const copy = (label, text) => button(label, { small: true, variant: "ghost", icon: "copy",
-    onclick: async () => toast((await copyText(text)) ? "Copied" : "Copy failed") });
+  const meta = [
+    ["Channel", ev.channel],
+    ["Direction", ev.direction],
+    ["Server", ev.server],
+    ["View", ev.view],
+    ["Method", methodOf(ev)],
+    ["Time", timeOf(ev)],
+    ["Took", durationText(took)],
+    ["Status", isRequest(ev) ? statusOf(ev, reply) : ""],
+    ["Seq", ev.seq],
+  ];
+  const copy = (label, text) =>
+    button(label, {
+      small: true,
+      variant: "ghost",
+      icon: "copy",
+      onclick: async () => toast((await copyText(text)) ? "Copied" : "Copy failed"),
+    });
   const curl = curlFor(ev, serverInfo.get(ev.server));
   append(d, [
-    h("header", { class: "insp-detail-head" },
+    h(
+      "header",
+      { class: "insp-detail-head" },
       h("strong", { class: "mono grow", text: methodOf(ev) || ev.channel || "event" }),
-      iconButton("copy", "Copy message JSON", { onclick: async () => toast((await copyText(JSON.stringify(ev.message, null, 2))) ? "Copied" : "Copy failed") }),
-      iconButton("close", "Close details", { onclick: () => select(null) })),
-    h("dl", { class: "insp-meta" }, meta.filter(([, v]) => v !== undefined && v !== null && v !== "").map(([k, v]) =>
-      h("div", {}, h("dt", { text: k }), h("dd", { class: "mono", text: String(v) })))),
-    h("div", { class: "insp-detail-actions" },
-      ev.view ? button("Only this view", { small: true, variant: "ghost", icon: "filter", onclick: () => setFilter("view", ev.view) }) : null,
+      iconButton("copy", "Copy message JSON", {
+        onclick: async () => toast((await copyText(JSON.stringify(ev.message, null, 2))) ? "Copied" : "Copy failed"),
+      }),
+      iconButton("close", "Close details", { onclick: () => select(null) }),
+    ),
+    h(
+      "dl",
+      { class: "insp-meta" },
+      meta
+        .filter(([, v]) => v !== undefined && v !== null && v !== "")
+        .map(([k, v]) => h("div", {}, h("dt", { text: k }), h("dd", { class: "mono", text: String(v) }))),
+    ),
+    h(
+      "div",
+      { class: "insp-detail-actions" },
+      ev.view
+        ? button("Only this view", {
+            small: true,
+            variant: "ghost",
+            icon: "filter",
+            onclick: () => setFilter("view", ev.view),
+          })
+        : null,
       ev.view ? saveSessionButton(ev.view) : null,
-      request ? button("Show request", { small: true, variant: "ghost", onclick: () => select(request, { scroll: true }) }) : null,
+      request
+        ? button("Show request", { small: true, variant: "ghost", onclick: () => select(request, { scroll: true }) })
+        : null,
       isRequest(ev) ? copy("Copy as JSON", JSON.stringify(ev.message, null, 2)) : null,
-      curl ? copy("Copy as curl", curl) : null),
+      curl ? copy("Copy as curl", curl) : null,
+    ),
     reply ? h("h3", { class: "insp-part", text: "Request" }) : null,
     jsonView(ev.message, { className: "insp-json" }),
     reply ? h("h3", { class: "insp-part", text: `Response · ${durationText(reply.ms)}` }) : null,
-    reply ? jsonView(reply.message, { className: "insp-json insp-response" }) : null]);
+    reply ? jsonView(reply.message, { className: "insp-json insp-response" }) : null,
+  ]);
 }
 
 function setMode(next) {
@@ -278,21 +378,30 @@ function setMode(next) {
   remembered.set(mode);
   for (const input of els.mode.querySelectorAll("input")) input.checked = input.value === mode;
   // A selected response folds into its request's row in the exchange view.
-  if (mode === "pairs" && keep?.reply_to != null && ex.requests.has(keep.reply_to)) selected = ex.requests.get(keep.reply_to);
+  if (mode === "pairs" && keep?.reply_to != null && ex.requests.has(keep.reply_to))
+    selected = ex.requests.get(keep.reply_to);
   schedule(!selected);
   if (selected) select(selected, { scroll: true });
 }
 
 async function refreshServers() {
-  try { serverInfo = new Map((await api.call("servers.list")).map((s) => [s.name, s])); } catch { /* curl stays unavailable */ }
+  try {
+    serverInfo = new Map((await api.call("servers.list")).map((s) => [s.name, s]));
+  } catch {
+    /* curl stays unavailable */
+  }
 }
 
 function refreshServerOptions() {
   const sel = els.server;
   if (!sel) return;
   const value = sel.value;
-  clear(sel).append(h("option", { value: "", text: "All servers" }), [...servers].sort().map((s) => h("option", { value: s, text: s })));
-  if (filters.server && !servers.has(filters.server)) sel.append(h("option", { value: filters.server, text: filters.server }));
+  clear(sel).append(
+    h("option", { value: "", text: "All servers" }),
+    [...servers].sort().map((s) => h("option", { value: s, text: s })),
+  );
+  if (filters.server && !servers.has(filters.server))
+    sel.append(h("option", { value: filters.server, text: filters.server }));
   sel.value = filters.server || value;
 }
 
@@ -314,8 +423,10 @@ function onKey(e) {
   else if (e.key === "ArrowUp") i = Math.max(0, i - 1);
   else if (e.key === "Home") i = 0;
   else if (e.key === "End") i = items.length - 1;
-  else if (e.key === "Escape") { select(null); return; }
-  else return;
+  else if (e.key === "Escape") {
+    select(null);
+    return;
+  } else return;
   e.preventDefault();
   follow = i === items.length - 1;
   select(items[i], { scroll: true });
@@ -372,18 +483,66 @@ export default {
 
   init(section) {
     const typed = (key) => debounce((e) => setFilter(key, e.target.value.trim()), 180);
-    els.channel = h("select", { class: "select", id: "inspector-filter-channel", "aria-label": "Channel", onchange: (e) => setFilter("channel", e.target.value) },
-      h("option", { value: "", text: "All channels" }), CHANNELS.map((c) => h("option", { value: c, text: c })));
-    els.server = h("select", { class: "select", id: "inspector-filter-server", "aria-label": "Server", onchange: (e) => setFilter("server", e.target.value) });
-    els.view = h("input", { class: "input", id: "inspector-filter-view", placeholder: "View id", "aria-label": "View id", oninput: typed("view"), autocomplete: "off" });
-    els.method = h("input", { class: "input", id: "inspector-filter-method", placeholder: "Method", "aria-label": "Method", oninput: typed("method"), autocomplete: "off" });
-    els.text = h("input", { class: "input", id: "inspector-filter-text", type: "search", placeholder: "Search messages", "aria-label": "Search messages", oninput: typed("text"), autocomplete: "off" });
+    els.channel = h(
+      "select",
+      {
+        class: "select",
+        id: "inspector-filter-channel",
+        "aria-label": "Channel",
+        onchange: (e) => setFilter("channel", e.target.value),
+      },
+      h("option", { value: "", text: "All channels" }),
+      CHANNELS.map((c) => h("option", { value: c, text: c })),
+    );
+    els.server = h("select", {
+      class: "select",
+      id: "inspector-filter-server",
+      "aria-label": "Server",
+      onchange: (e) => setFilter("server", e.target.value),
+    });
+    els.view = h("input", {
+      class: "input",
+      id: "inspector-filter-view",
+      placeholder: "View id",
+      "aria-label": "View id",
+      oninput: typed("view"),
+      autocomplete: "off",
+    });
+    els.method = h("input", {
+      class: "input",
+      id: "inspector-filter-method",
+      placeholder: "Method",
+      "aria-label": "Method",
+      oninput: typed("method"),
+      autocomplete: "off",
+    });
+    els.text = h("input", {
+      class: "input",
+      id: "inspector-filter-text",
+      type: "search",
+      placeholder: "Search messages",
+      "aria-label": "Search messages",
+      oninput: typed("text"),
+      autocomplete: "off",
+    });
     els.count = h("span", { class: "insp-count", id: "inspector-count", "aria-live": "polite" });
     els.spacer = h("div", { class: "insp-spacer" });
     els.rows = h("div", { class: "insp-rows" });
     els.empty = h("div", { class: "insp-empty", hidden: true });
-    els.viewport = h("div", { class: "insp-viewport", id: "inspector-list", role: "listbox", tabindex: "0", "aria-label": "Events", onkeydown: onKey },
-      els.spacer, els.rows, els.empty);
+    els.viewport = h(
+      "div",
+      {
+        class: "insp-viewport",
+        id: "inspector-list",
+        role: "listbox",
+        tabindex: "0",
+        "aria-label": "Events",
+        onkeydown: onKey,
+      },
+      els.spacer,
+      els.rows,
+      els.empty,
+    );
     els.viewport.addEventListener("scroll", () => {
       const vp = els.viewport;
       follow = vp.scrollHeight - vp.scrollTop - vp.clientHeight < ROW * 2;
@@ -392,30 +551,95 @@ export default {
     });
     els.rows.addEventListener("click", (e) => {
       const r = e.target.closest(".insp-row");
-      if (r) { select(list()[Number(r.dataset.index)]); els.viewport.focus({ preventScroll: true }); }
+      if (r) {
+        select(list()[Number(r.dataset.index)]);
+        els.viewport.focus({ preventScroll: true });
+      }
     });
-    els.older = button("Load older", { small: true, variant: "ghost", id: "inspector-older", hidden: true,
-      title: `Fetch the ${fmt(PAGE)} events before the oldest shown (scrolling to the top does too)`, onclick: loadOlder });
-    els.mode = h("div", { class: "segmented insp-mode", role: "radiogroup", "aria-label": "Show" },
-      [["pairs", "Exchanges", "One row per request, with its response and how long it took"], ["events", "Events", "Every message as it came"]].map(([value, label, title]) =>
-        h("label", { title }, h("input", { type: "radio", name: "inspector-mode", value, id: `inspector-mode-${value}`, checked: mode === value,
-          onchange: () => setMode(value) }), label)));
+    els.older = button("Load older", {
+      small: true,
+      variant: "ghost",
+      id: "inspector-older",
+      hidden: true,
+      title: `Fetch the ${fmt(PAGE)} events before the oldest shown (scrolling to the top does too)`,
+      onclick: loadOlder,
+    });
+    els.mode = h(
+      "div",
+      { class: "segmented insp-mode", role: "radiogroup", "aria-label": "Show" },
+      [
+        ["pairs", "Exchanges", "One row per request, with its response and how long it took"],
+        ["events", "Events", "Every message as it came"],
+      ].map(([value, label, title]) =>
+        h(
+          "label",
+          { title },
+          h("input", {
+            type: "radio",
+            name: "inspector-mode",
+            value,
+            id: `inspector-mode-${value}`,
+            checked: mode === value,
+            onchange: () => setMode(value),
+          }),
+          label,
+        ),
+      ),
+    );
     els.detail = h("aside", { class: "insp-detail", id: "inspector-detail", "aria-label": "Event details" });
     refreshServerOptions();
-    section.append(h("div", { class: "inspector" },
-      h("div", { class: "insp-toolbar", role: "search" },
-        h("div", { class: "insp-search" }, icon("search", { size: 15 }), els.text), els.channel, els.server, els.method, els.view, els.mode),
-      h("div", { class: "insp-body" },
-        h("div", { class: "insp-table" },
-          h("div", { class: "insp-row insp-header", "aria-hidden": "true" },
-            ["Time", "Channel", "", "Server", "View", "Method", "Took", "Message"].map((t, i) => h("span", { class: ["c-time", "c-chan", "c-dir", "c-server", "c-view", "c-method", "c-ms", "c-sum"][i], text: t }))),
-          els.viewport,
-          h("div", { class: "insp-status" }, els.count, els.older, h("span", { class: "grow" }),
-            h("span", { class: "muted small" }, h("kbd", { text: "↑" }), " ", h("kbd", { text: "↓" }), " to move"))),
-        els.detail)));
+    section.append(
+      h(
+        "div",
+        { class: "inspector" },
+        h(
+          "div",
+          { class: "insp-toolbar", role: "search" },
+          h("div", { class: "insp-search" }, icon("search", { size: 15 }), els.text),
+          els.channel,
+          els.server,
+          els.method,
+          els.view,
+          els.mode,
+        ),
+        h(
+          "div",
+          { class: "insp-body" },
+          h(
+            "div",
+            { class: "insp-table" },
+            h(
+              "div",
+              { class: "insp-row insp-header", "aria-hidden": "true" },
+              ["Time", "Channel", "", "Server", "View", "Method", "Took", "Message"].map((t, i) =>
+                h("span", {
+                  class: ["c-time", "c-chan", "c-dir", "c-server", "c-view", "c-method", "c-ms", "c-sum"][i],
+                  text: t,
+                }),
+              ),
+            ),
+            els.viewport,
+            h(
+              "div",
+              { class: "insp-status" },
+              els.count,
+              els.older,
+              h("span", { class: "grow" }),
+              h("span", { class: "muted small" }, h("kbd", { text: "↑" }), " ", h("kbd", { text: "↓" }), " to move"),
+            ),
+          ),
+          els.detail,
+        ),
+      ),
+    );
     renderDetail();
     api.on("inspector.event", add);
-    api.on("api.reconnected", () => { if (visible) { api.call("inspector.live", { on: true }).catch(() => {}); requestLoad(); } });
+    api.on("api.reconnected", () => {
+      if (visible) {
+        api.call("inspector.live", { on: true }).catch(() => {});
+        requestLoad();
+      }
+    });
     new ResizeObserver(() => schedule()).observe(els.viewport);
   },
 
@@ -438,11 +662,20 @@ export default {
 
   actions() {
     return [
-      button("Clear", { small: true, variant: "ghost", icon: "trash", id: "inspector-clear", title: "Clear this list (the log on disk is kept)",
-        onclick: clearList }),
+      button("Clear", {
+        small: true,
+        variant: "ghost",
+        icon: "trash",
+        id: "inspector-clear",
+        title: "Clear this list (the log on disk is kept)",
+        onclick: clearList,
+      }),
       button("Export", { small: true, icon: "download", id: "inspector-export", onclick: exportEvents }),
     ];
   },
 
-  focusSearch() { els.text.focus(); els.text.select(); },
+  focusSearch() {
+    els.text.focus();
+    els.text.select();
+  },
 };

@@ -8,11 +8,18 @@ const TOKEN = /("(?:\\.|[^"\\])*")(\s*:)?|\b(true|false)\b|\bnull\b|-?\d+(?:\.\d
 /** A <pre class="json"> for `value`; `limit` caps very large payloads (chars) to keep the UI fast. */
 export function jsonView(value, { limit = 200000, className = "" } = {}) {
   let text;
-  try { text = typeof value === "string" ? value : JSON.stringify(value, null, 2); } catch { text = String(value); }
+  try {
+    text = typeof value === "string" ? value : JSON.stringify(value, null, 2);
+  } catch {
+    text = String(value);
+  }
   if (text === undefined) text = "undefined";
   const pre = h("pre", { class: `json ${className}`.trim() });
   let truncated = false;
-  if (text.length > limit) { text = text.slice(0, limit); truncated = true; }
+  if (text.length > limit) {
+    text = text.slice(0, limit);
+    truncated = true;
+  }
   let last = 0;
   for (const m of text.matchAll(TOKEN)) {
     if (m.index > last) pre.append(text.slice(last, m.index));
@@ -25,6 +32,7 @@ export function jsonView(value, { limit = 200000, className = "" } = {}) {
     last = m.index + m[0].length;
   }
   if (last < text.length) pre.append(text.slice(last));
-  if (truncated) pre.append(h("span", { class: "json-null", text: "\n… (truncated for display; export to see everything)" }));
+  if (truncated)
+    pre.append(h("span", { class: "json-null", text: "\n… (truncated for display; export to see everything)" }));
   return pre;
 }

@@ -12,7 +12,12 @@ const SAFE_URL = /^(https?:\/\/|mailto:)/i;
 /** Render `text` into a DocumentFragment. */
 export function renderMarkdown(text) {
   const frag = document.createDocumentFragment();
-  blocks(String(text ?? "").replace(/\r\n?/g, "\n").split("\n"), frag);
+  blocks(
+    String(text ?? "")
+      .replace(/\r\n?/g, "\n")
+      .split("\n"),
+    frag,
+  );
   return frag;
 }
 
@@ -29,7 +34,10 @@ function blocks(lines, parent) {
   let i = 0;
   while (i < lines.length) {
     const line = lines[i];
-    if (!line.trim()) { i++; continue; }
+    if (!line.trim()) {
+      i++;
+      continue;
+    }
     let m;
     if ((m = line.match(FENCE))) {
       const fence = m[1];
@@ -47,7 +55,10 @@ function blocks(lines, parent) {
       i++;
     } else if (QUOTE.test(line)) {
       const inner = [];
-      while (i < lines.length && (m = lines[i].match(QUOTE))) { inner.push(m[1]); i++; }
+      while (i < lines.length && (m = lines[i].match(QUOTE))) {
+        inner.push(m[1]);
+        i++;
+      }
       const quote = h("blockquote");
       blocks(inner, quote);
       parent.append(quote);
@@ -72,8 +83,14 @@ function blocks(lines, parent) {
 
 function startsBlock(lines, i) {
   const line = lines[i];
-  return FENCE.test(line) || HEADING.test(line) || RULE.test(line) || QUOTE.test(line) || LIST_ITEM.test(line) ||
-    (line.includes("|") && i + 1 < lines.length && TABLE_SEP.test(lines[i + 1]));
+  return (
+    FENCE.test(line) ||
+    HEADING.test(line) ||
+    RULE.test(line) ||
+    QUOTE.test(line) ||
+    LIST_ITEM.test(line) ||
+    (line.includes("|") && i + 1 < lines.length && TABLE_SEP.test(lines[i + 1]))
+  );
 }
 
 function list(lines, start, parent) {
@@ -97,7 +114,10 @@ function list(lines, start, parent) {
       // A blank line ends the list unless the next line continues it (indented or another item).
       const next = lines[i + 1] || "";
       const nm = next.match(LIST_ITEM);
-      if ((nm && nm[1].length >= indent) || (next.trim() && /^\s{2,}/.test(next) && leading(next) > indent)) { i++; continue; }
+      if ((nm && nm[1].length >= indent) || (next.trim() && /^\s{2,}/.test(next) && leading(next) > indent)) {
+        i++;
+        continue;
+      }
       break;
     }
     if (m && m[1].length > indent) {
@@ -114,7 +134,12 @@ function list(lines, start, parent) {
     }
     if (m || startsBlock(lines, i)) break;
     // A lazy continuation line of the item's paragraph.
-    if (item) { el.lastElementChild.append(" "); inline(el.lastElementChild, line.trim()); i++; continue; }
+    if (item) {
+      el.lastElementChild.append(" ");
+      inline(el.lastElementChild, line.trim());
+      i++;
+      continue;
+    }
     break;
   }
   parent.append(el);
@@ -139,9 +164,13 @@ function splitRow(line) {
   const cells = [];
   let cur = "";
   for (let k = 0; k < trimmed.length; k++) {
-    if (trimmed[k] === "\\" && trimmed[k + 1] === "|") { cur += "|"; k++; }
-    else if (trimmed[k] === "|") { cells.push(cur.trim()); cur = ""; }
-    else cur += trimmed[k];
+    if (trimmed[k] === "\\" && trimmed[k + 1] === "|") {
+      cur += "|";
+      k++;
+    } else if (trimmed[k] === "|") {
+      cells.push(cur.trim());
+      cur = "";
+    } else cur += trimmed[k];
   }
   cells.push(cur.trim());
   return cells;
@@ -149,13 +178,29 @@ function splitRow(line) {
 
 function table(lines, start, parent) {
   const head = splitRow(lines[start]);
-  const aligns = splitRow(lines[start + 1]).map((c) => (c.startsWith(":") && c.endsWith(":") ? "center" : c.endsWith(":") ? "right" : ""));
-  const thead = h("thead", {}, h("tr", {}, head.map((c, n) => inline(h("th", { style: aligns[n] ? `text-align:${aligns[n]}` : null }), c))));
+  const aligns = splitRow(lines[start + 1]).map((c) =>
+    c.startsWith(":") && c.endsWith(":") ? "center" : c.endsWith(":") ? "right" : "",
+  );
+  const thead = h(
+    "thead",
+    {},
+    h(
+      "tr",
+      {},
+      head.map((c, n) => inline(h("th", { style: aligns[n] ? `text-align:${aligns[n]}` : null }), c)),
+    ),
+  );
   const tbody = h("tbody");
   let i = start + 2;
   while (i < lines.length && lines[i].includes("|") && lines[i].trim()) {
     const cells = splitRow(lines[i]);
-    tbody.append(h("tr", {}, head.map((_, n) => inline(h("td", { style: aligns[n] ? `text-align:${aligns[n]}` : null }), cells[n] || ""))));
+    tbody.append(
+      h(
+        "tr",
+        {},
+        head.map((_, n) => inline(h("td", { style: aligns[n] ? `text-align:${aligns[n]}` : null }), cells[n] || "")),
+      ),
+    );
     i++;
   }
   parent.append(h("div", { class: "md-table" }, h("table", {}, thead, tbody)));
@@ -163,15 +208,25 @@ function table(lines, start, parent) {
 }
 
 function codeBlock(code, lang) {
-  const copy = h("button", { type: "button", class: "md-copy", "aria-label": "Copy code", title: "Copy code" }, icon("copy", { size: 14 }), h("span", { text: "Copy" }));
+  const copy = h(
+    "button",
+    { type: "button", class: "md-copy", "aria-label": "Copy code", title: "Copy code" },
+    icon("copy", { size: 14 }),
+    h("span", { text: "Copy" }),
+  );
   copy.addEventListener("click", async () => {
     const ok = await copyText(code);
     copy.lastChild.textContent = ok ? "Copied" : "Copy failed";
-    setTimeout(() => { copy.lastChild.textContent = "Copy"; }, 1600);
+    setTimeout(() => {
+      copy.lastChild.textContent = "Copy";
+    }, 1600);
   });
-  return h("div", { class: "md-code" },
+  return h(
+    "div",
+    { class: "md-code" },
     h("div", { class: "md-code-head" }, h("span", { text: lang || "text" }), copy),
-    h("pre", {}, h("code", { class: lang ? `language-${lang.replace(/[^\w-]/g, "")}` : "", text: code })));
+    h("pre", {}, h("code", { class: lang ? `language-${lang.replace(/[^\w-]/g, "")}` : "", text: code })),
+  );
 }
 
 // ---- inline ------------------------------------------------------------------------------
@@ -182,13 +237,22 @@ const BARE_URL = /^https?:\/\/[^\s<>"]*[^\s<>"'.,:;!?)\]]/;
 /** Append inline-formatted `text` to `parent`; returns parent. */
 export function inline(parent, text) {
   let buf = "";
-  const flush = () => { if (buf) { parent.append(buf); buf = ""; } };
+  const flush = () => {
+    if (buf) {
+      parent.append(buf);
+      buf = "";
+    }
+  };
   let i = 0;
   while (i < text.length) {
     const ch = text[i];
     const rest = text.slice(i);
     let m;
-    if (ch === "\\" && ESCAPABLE.test(text[i + 1] || "")) { buf += text[i + 1]; i += 2; continue; }
+    if (ch === "\\" && ESCAPABLE.test(text[i + 1] || "")) {
+      buf += text[i + 1];
+      i += 2;
+      continue;
+    }
     if (ch === "`") {
       const run = rest.match(/^`+/)[0];
       const end = text.indexOf(run, i + run.length);
@@ -200,7 +264,9 @@ export function inline(parent, text) {
         i = end + run.length;
         continue;
       }
-      buf += run; i += run.length; continue;
+      buf += run;
+      i += run.length;
+      continue;
     }
     if (ch === "[" && (m = matchLink(text, i))) {
       flush();
@@ -209,10 +275,16 @@ export function inline(parent, text) {
       continue;
     }
     if (ch === "<" && (m = rest.match(/^<((?:https?:\/\/|mailto:)[^\s<>]+)>/i))) {
-      flush(); parent.append(link(m[1], null)); i += m[0].length; continue;
+      flush();
+      parent.append(link(m[1], null));
+      i += m[0].length;
+      continue;
     }
-    if ((ch === "h") && /[\s(]|^$/.test(text[i - 1] || "") && (m = rest.match(BARE_URL))) {
-      flush(); parent.append(link(m[0], null)); i += m[0].length; continue;
+    if (ch === "h" && /[\s(]|^$/.test(text[i - 1] || "") && (m = rest.match(BARE_URL))) {
+      flush();
+      parent.append(link(m[0], null));
+      i += m[0].length;
+      continue;
     }
     if ((ch === "*" || ch === "_" || ch === "~") && (m = matchEmphasis(text, i))) {
       flush();
@@ -232,7 +304,10 @@ function matchLink(text, i) {
   let depth = 0;
   let j = i;
   for (; j < text.length; j++) {
-    if (text[j] === "\\") { j++; continue; }
+    if (text[j] === "\\") {
+      j++;
+      continue;
+    }
     if (text[j] === "[") depth++;
     else if (text[j] === "]" && --depth === 0) break;
   }
@@ -241,10 +316,17 @@ function matchLink(text, i) {
   let close = -1;
   for (let k = j + 2, open = 0; k < text.length; k++) {
     if (text[k] === "(") open++;
-    else if (text[k] === ")" && open-- === 0) { close = k; break; }
+    else if (text[k] === ")" && open-- === 0) {
+      close = k;
+      break;
+    }
   }
   if (close < 0) return null;
-  const target = text.slice(j + 2, close).trim().replace(/\s+"[^"]*"$/, "").replace(/^<|>$/g, "");
+  const target = text
+    .slice(j + 2, close)
+    .trim()
+    .replace(/\s+"[^"]*"$/, "")
+    .replace(/^<|>$/g, "");
   return { label: text.slice(i + 1, j), url: target, end: close + 1 };
 }
 
@@ -276,7 +358,10 @@ function link(url, label) {
   const safe = SAFE_URL.test(url.trim()) && isParsable(url.trim());
   if (!safe) {
     // Not a link we allow (javascript:, data:, relative…): keep the words, drop the target.
-    const span = h("span", { class: "md-unsafe-link", title: "Link removed: only http, https and mailto links are allowed" });
+    const span = h("span", {
+      class: "md-unsafe-link",
+      title: "Link removed: only http, https and mailto links are allowed",
+    });
     return label !== null ? inline(span, label) : (span.append(url), span);
   }
   const a = h("a", { href: url.trim(), target: "_blank", rel: "noopener noreferrer nofollow" });
@@ -284,5 +369,10 @@ function link(url, label) {
 }
 
 function isParsable(url) {
-  try { new URL(url); return true; } catch { return false; }
+  try {
+    new URL(url);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -13,7 +13,10 @@ function show(title, body) {
     api.call("window.notify", { title, body }).catch(() => {});
   } else if ("Notification" in window && Notification.permission === "granted") {
     const note = new Notification(title, { body, tag: "moka" });
-    note.onclick = () => { window.focus(); note.close(); };
+    note.onclick = () => {
+      window.focus();
+      note.close();
+    };
   }
 }
 
@@ -25,5 +28,10 @@ export function initNotifications() {
     show("Moka needs your approval", `${call.tool || "A tool"} on ${call.server || "a server"} waits for you.`);
   });
   api.on("elicitation.request", (d) => show("Moka: a server asks you something", d?.message || d?.server || ""));
-  api.on("consent.request", (d) => show("Moka needs your answer", `${d?.server || "A view"} asks to ${String(d?.action || "act").replace(/[-_]/g, " ")}.`));
+  api.on("consent.request", (d) =>
+    show(
+      "Moka needs your answer",
+      `${d?.server || "A view"} asks to ${String(d?.action || "act").replace(/[-_]/g, " ")}.`,
+    ),
+  );
 }

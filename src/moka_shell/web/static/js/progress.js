@@ -23,14 +23,28 @@ const percent = (p) => {
 export function progressView(p) {
   const hasTotal = typeof p.total === "number" && p.total > 0;
   const label = p.message || (hasTotal ? `${p.progress} of ${p.total}` : `${p.progress} so far`);
-  const bar = h("div", {
-    class: `progress-bar${hasTotal ? "" : " indeterminate"}`, role: "progressbar", "aria-label": label,
-    "aria-valuemin": "0", ...(hasTotal ? { "aria-valuemax": "100", "aria-valuenow": String(percent(p)) } : {}),
-  }, h("div", { class: "progress-fill", style: hasTotal ? `width: ${percent(p)}%` : "" }));
-  return h("div", { class: "progress" },
-    h("div", { class: "progress-line" }, h("span", { class: "progress-message", text: label }),
-      hasTotal ? h("span", { class: "progress-percent", text: `${percent(p)}%` }) : null),
-    bar);
+  const bar = h(
+    "div",
+    {
+      class: `progress-bar${hasTotal ? "" : " indeterminate"}`,
+      role: "progressbar",
+      "aria-label": label,
+      "aria-valuemin": "0",
+      ...(hasTotal ? { "aria-valuemax": "100", "aria-valuenow": String(percent(p)) } : {}),
+    },
+    h("div", { class: "progress-fill", style: hasTotal ? `width: ${percent(p)}%` : "" }),
+  );
+  return h(
+    "div",
+    { class: "progress" },
+    h(
+      "div",
+      { class: "progress-line" },
+      h("span", { class: "progress-message", text: label }),
+      hasTotal ? h("span", { class: "progress-percent", text: `${percent(p)}%` }) : null,
+    ),
+    bar,
+  );
 }
 
 function show(p) {
@@ -52,10 +66,15 @@ function show(p) {
 
 function hide(p) {
   const slot = slotFor(p?.where, p?.callId, p?.where === "chat" ? "tool-progress" : "runner-progress");
-  if (slot) { clear(slot); slot.hidden = true; }
+  if (slot) {
+    clear(slot);
+    slot.hidden = true;
+  }
 }
 
 export function initProgress() {
-  api.on("tool.progress", (p) => { if (p && typeof p.progress === "number") show(p); });
+  api.on("tool.progress", (p) => {
+    if (p && typeof p.progress === "number") show(p);
+  });
   api.on("tool.progress.done", hide);
 }

@@ -6,7 +6,11 @@ import { api } from "./api.js";
 export function initResync(viewHost) {
   api.on("api.reconnected", async () => {
     let live;
-    try { live = await api.call("views.list", {}); } catch { return; }
+    try {
+      live = await api.call("views.list", {});
+    } catch {
+      return;
+    }
     for (const data of live?.views || []) {
       if (data?.viewId && !viewHost.has(data.viewId)) viewHost.mount(data).catch((err) => console.error("resync", err));
     }

@@ -24,8 +24,12 @@ export function createSchemaForm(schema, { onChange } = {}) {
       const got = field.get();
       return { ok: errors.length === 0, value: got.present ? got.value : {}, errors };
     },
-    setValue(value) { field.set(value && typeof value === "object" && !Array.isArray(value) ? value : {}); },
-    focusFirstError() { el.querySelector("[aria-invalid=true]")?.focus(); },
+    setValue(value) {
+      field.set(value && typeof value === "object" && !Array.isArray(value) ? value : {});
+    },
+    focusFirstError() {
+      el.querySelector("[aria-invalid=true]")?.focus();
+    },
   };
 }
 
@@ -53,14 +57,23 @@ function typeOf(schema) {
 function build(schema, path, ctx, opts) {
   const s = resolve(ctx, schema);
   switch (typeOf(s)) {
-    case "object": return objectField(s, path, ctx, opts);
-    case "array": return arrayField(s, path, ctx, opts);
-    case "boolean": return booleanField(s, path, ctx, opts);
-    case "enum": return enumField(s, path, ctx, opts);
-    case "const": return constField(s, path, ctx, opts);
-    case "number": case "integer": return numberField(s, path, ctx, opts);
-    case "string": return stringField(s, path, ctx, opts);
-    default: return jsonField(s, path, ctx, opts);
+    case "object":
+      return objectField(s, path, ctx, opts);
+    case "array":
+      return arrayField(s, path, ctx, opts);
+    case "boolean":
+      return booleanField(s, path, ctx, opts);
+    case "enum":
+      return enumField(s, path, ctx, opts);
+    case "const":
+      return constField(s, path, ctx, opts);
+    case "number":
+    case "integer":
+      return numberField(s, path, ctx, opts);
+    case "string":
+      return stringField(s, path, ctx, opts);
+    default:
+      return jsonField(s, path, ctx, opts);
   }
 }
 
@@ -70,13 +83,20 @@ function frame(schema, path, opts, control, { inlineLabel = false } = {}) {
   const id = `sf-${++uid}`;
   const name = path.join(".") || "value";
   const errorEl = h("div", { class: "field-error", id: `${id}-err`, hidden: true, "aria-live": "polite" });
-  const help = schema.description ? h("div", { class: "field-help", id: `${id}-help`, text: schema.description }) : null;
+  const help = schema.description
+    ? h("div", { class: "field-help", id: `${id}-help`, text: schema.description })
+    : null;
   control.id = id;
   control.setAttribute("name", name);
   control.setAttribute("aria-describedby", [help ? `${id}-help` : "", `${id}-err`].join(" ").trim());
   if (opts.required) control.setAttribute("aria-required", "true");
   const labelText = opts.label ?? schema.title ?? path[path.length - 1] ?? "value";
-  const label = h("label", { class: "field-label", for: id }, labelText, opts.required ? h("span", { class: "required-mark", "aria-hidden": "true", text: "*" }) : null);
+  const label = h(
+    "label",
+    { class: "field-label", for: id },
+    labelText,
+    opts.required ? h("span", { class: "required-mark", "aria-hidden": "true", text: "*" }) : null,
+  );
   const el = inlineLabel
     ? h("div", { class: "field", "data-field": name }, h("div", { class: "check-row" }, control, label), help, errorEl)
     : h("div", { class: "field", "data-field": name }, label, control, help, errorEl);
@@ -93,14 +113,19 @@ function frame(schema, path, opts, control, { inlineLabel = false } = {}) {
 // ---- leaves ----------------------------------------------------------------------------
 
 function stringField(schema, path, ctx, opts) {
-  const long = (schema.maxLength || 0) > 200 || /multi|textarea|markdown/i.test(schema.format || "") || /\n/.test(schema.default || "");
+  const long =
+    (schema.maxLength || 0) > 200 ||
+    /multi|textarea|markdown/i.test(schema.format || "") ||
+    /\n/.test(schema.default || "");
   const type = { email: "email", uri: "url", url: "url", password: "password" }[schema.format] || "text";
   const input = long ? h("textarea", { class: "textarea", rows: 4 }) : h("input", { class: "input", type });
   if (schema.format && !["email", "uri", "url", "password"].includes(schema.format)) input.placeholder = schema.format;
   if (schema.examples?.length) input.placeholder = String(schema.examples[0]);
   input.addEventListener("input", () => ctx.onChange());
   const f = frame(schema, path, opts, input);
-  const set = (v) => { input.value = v === undefined || v === null ? "" : typeof v === "string" ? v : JSON.stringify(v); };
+  const set = (v) => {
+    input.value = v === undefined || v === null ? "" : typeof v === "string" ? v : JSON.stringify(v);
+  };
   set(schema.default);
   return {
     el: f.el,
@@ -111,14 +136,24 @@ function stringField(schema, path, ctx, opts) {
       if (silent) return f.showErrors([]);
       const v = input.value;
       const errors = [];
-      if (v === "") { if (opts.required) errors.push("Required."); return f.showErrors(errors); }
-      if (schema.minLength !== undefined && v.length < schema.minLength) errors.push(`At least ${schema.minLength} characters.`);
-      if (schema.maxLength !== undefined && v.length > schema.maxLength) errors.push(`At most ${schema.maxLength} characters.`);
+      if (v === "") {
+        if (opts.required) errors.push("Required.");
+        return f.showErrors(errors);
+      }
+      if (schema.minLength !== undefined && v.length < schema.minLength)
+        errors.push(`At least ${schema.minLength} characters.`);
+      if (schema.maxLength !== undefined && v.length > schema.maxLength)
+        errors.push(`At most ${schema.maxLength} characters.`);
       if (schema.pattern) {
-        try { if (!new RegExp(schema.pattern, "u").test(v)) errors.push(`Must match ${schema.pattern}.`); } catch { /* a pattern JS can't read is not the person's fault */ }
+        try {
+          if (!new RegExp(schema.pattern, "u").test(v)) errors.push(`Must match ${schema.pattern}.`);
+        } catch {
+          /* a pattern JS can't read is not the person's fault */
+        }
       }
       if (schema.format === "email" && !/^[^\s@]+@[^\s@]+$/.test(v)) errors.push("Not an email address.");
-      if ((schema.format === "uri" || schema.format === "url") && !/^[a-z][\w+.-]*:/i.test(v)) errors.push("Not a URL.");
+      if ((schema.format === "uri" || schema.format === "url") && !/^[a-z][\w+.-]*:/i.test(v))
+        errors.push("Not a URL.");
       return f.showErrors(errors);
     },
   };
@@ -126,12 +161,19 @@ function stringField(schema, path, ctx, opts) {
 
 function numberField(schema, path, ctx, opts) {
   const integer = schema.type === "integer" || (Array.isArray(schema.type) && schema.type.includes("integer"));
-  const input = h("input", { class: "input", type: "number", step: integer ? "1" : "any", inputMode: integer ? "numeric" : "decimal" });
+  const input = h("input", {
+    class: "input",
+    type: "number",
+    step: integer ? "1" : "any",
+    inputMode: integer ? "numeric" : "decimal",
+  });
   if (schema.minimum !== undefined) input.min = schema.minimum;
   if (schema.maximum !== undefined) input.max = schema.maximum;
   input.addEventListener("input", () => ctx.onChange());
   const f = frame(schema, path, opts, input);
-  const set = (v) => { input.value = typeof v === "number" ? String(v) : v === undefined || v === null ? "" : String(v); };
+  const set = (v) => {
+    input.value = typeof v === "number" ? String(v) : v === undefined || v === null ? "" : String(v);
+  };
   set(schema.default);
   const parse = () => (input.value.trim() === "" ? undefined : Number(input.value));
   return {
@@ -156,9 +198,12 @@ function numberField(schema, path, ctx, opts) {
         if (integer && !Number.isInteger(n)) errors.push("Must be a whole number.");
         if (schema.minimum !== undefined && n < schema.minimum) errors.push(`Minimum ${schema.minimum}.`);
         if (schema.maximum !== undefined && n > schema.maximum) errors.push(`Maximum ${schema.maximum}.`);
-        if (schema.exclusiveMinimum !== undefined && n <= schema.exclusiveMinimum) errors.push(`Must be more than ${schema.exclusiveMinimum}.`);
-        if (schema.exclusiveMaximum !== undefined && n >= schema.exclusiveMaximum) errors.push(`Must be less than ${schema.exclusiveMaximum}.`);
-        if (schema.multipleOf && Math.abs(n / schema.multipleOf - Math.round(n / schema.multipleOf)) > 1e-9) errors.push(`Must be a multiple of ${schema.multipleOf}.`);
+        if (schema.exclusiveMinimum !== undefined && n <= schema.exclusiveMinimum)
+          errors.push(`Must be more than ${schema.exclusiveMinimum}.`);
+        if (schema.exclusiveMaximum !== undefined && n >= schema.exclusiveMaximum)
+          errors.push(`Must be less than ${schema.exclusiveMaximum}.`);
+        if (schema.multipleOf && Math.abs(n / schema.multipleOf - Math.round(n / schema.multipleOf)) > 1e-9)
+          errors.push(`Must be a multiple of ${schema.multipleOf}.`);
       }
       return f.showErrors(errors);
     },
@@ -167,16 +212,23 @@ function numberField(schema, path, ctx, opts) {
 
 function booleanField(schema, path, ctx, opts) {
   const input = h("input", { type: "checkbox" });
-  input.addEventListener("change", () => { touched = true; ctx.onChange(); });
+  input.addEventListener("change", () => {
+    touched = true;
+    ctx.onChange();
+  });
   let touched = false;
   const f = frame(schema, path, opts, input, { inlineLabel: true });
-  const set = (v) => { input.checked = v === true; touched = v !== undefined; };
+  const set = (v) => {
+    input.checked = v === true;
+    touched = v !== undefined;
+  };
   set(schema.default);
   touched = schema.default !== undefined;
   return {
     el: f.el,
     // An optional box nobody touched is left out, so the server's own default applies.
-    get: () => (touched || opts.required || input.checked ? { present: true, value: input.checked } : { present: false }),
+    get: () =>
+      touched || opts.required || input.checked ? { present: true, value: input.checked } : { present: false },
     set,
     validate: () => f.showErrors([]),
   };
@@ -186,8 +238,11 @@ function enumField(schema, path, ctx, opts) {
   const values = schema.enum;
   const select = h("select", { class: "select" });
   const hasDefault = schema.default !== undefined;
-  if (!opts.required || !hasDefault) select.append(h("option", { value: "", text: opts.required ? "Choose…" : "— not set —" }));
-  values.forEach((v, i) => select.append(h("option", { value: String(i), text: typeof v === "string" ? v : JSON.stringify(v) })));
+  if (!opts.required || !hasDefault)
+    select.append(h("option", { value: "", text: opts.required ? "Choose…" : "— not set —" }));
+  values.forEach((v, i) =>
+    select.append(h("option", { value: String(i), text: typeof v === "string" ? v : JSON.stringify(v) })),
+  );
   select.addEventListener("change", () => ctx.onChange());
   const f = frame(schema, path, opts, select);
   const set = (v) => {
@@ -213,13 +268,30 @@ function constField(schema, path, ctx, opts) {
 function jsonField(schema, path, ctx, opts) {
   const area = h("textarea", { class: "textarea code", rows: 3, spellcheck: "false", placeholder: "JSON value" });
   area.addEventListener("input", () => ctx.onChange());
-  const f = frame({ ...schema, description: [schema.description, "Enter JSON."].filter(Boolean).join(" ") }, path, opts, area);
-  const set = (v) => { area.value = v === undefined ? "" : JSON.stringify(v, null, 2); };
+  const f = frame(
+    { ...schema, description: [schema.description, "Enter JSON."].filter(Boolean).join(" ") },
+    path,
+    opts,
+    area,
+  );
+  const set = (v) => {
+    area.value = v === undefined ? "" : JSON.stringify(v, null, 2);
+  };
   set(schema.default);
-  const parse = () => { try { return { ok: true, value: JSON.parse(area.value) }; } catch (err) { return { ok: false, message: err.message }; } };
+  const parse = () => {
+    try {
+      return { ok: true, value: JSON.parse(area.value) };
+    } catch (err) {
+      return { ok: false, message: err.message };
+    }
+  };
   return {
     el: f.el,
-    get() { if (!area.value.trim()) return { present: false }; const p = parse(); return p.ok ? { present: true, value: p.value } : { present: false }; },
+    get() {
+      if (!area.value.trim()) return { present: false };
+      const p = parse();
+      return p.ok ? { present: true, value: p.value } : { present: false };
+    },
     set,
     validate(silent) {
       if (silent) return f.showErrors([]);
@@ -235,16 +307,32 @@ function jsonField(schema, path, ctx, opts) {
 function objectField(schema, path, ctx, opts = {}) {
   const props = schema.properties || {};
   const required = new Set(Array.isArray(schema.required) ? schema.required : []);
-  const children = Object.entries(props).map(([key, sub]) => [key, build(sub, [...path, key], ctx, { required: required.has(key), label: resolve(ctx, sub).title || key })]);
+  const children = Object.entries(props).map(([key, sub]) => [
+    key,
+    build(sub, [...path, key], ctx, { required: required.has(key), label: resolve(ctx, sub).title || key }),
+  ]);
   let extras = {}; // keys set through raw JSON that the schema does not describe
-  const body = h("div", { class: "schema-fields" }, children.map(([, c]) => c.el));
+  const body = h(
+    "div",
+    { class: "schema-fields" },
+    children.map(([, c]) => c.el),
+  );
   let el;
   if (opts.isRoot) {
     el = children.length ? body : h("p", { class: "muted", text: "This tool takes no arguments." });
   } else {
-    el = h("fieldset", { class: "schema-fieldset", "data-field": path.join(".") },
-      h("legend", {}, opts.label ?? path[path.length - 1], opts.required ? h("span", { class: "required-mark", text: "*" }) : null),
-      schema.description ? h("div", { class: "field-help", text: schema.description }) : null, body);
+    el = h(
+      "fieldset",
+      { class: "schema-fieldset", "data-field": path.join(".") },
+      h(
+        "legend",
+        {},
+        opts.label ?? path[path.length - 1],
+        opts.required ? h("span", { class: "required-mark", text: "*" }) : null,
+      ),
+      schema.description ? h("div", { class: "field-help", text: schema.description }) : null,
+      body,
+    );
   }
   return {
     el,
@@ -253,10 +341,15 @@ function objectField(schema, path, ctx, opts = {}) {
       let any = false;
       for (const [key, c] of children) {
         const got = c.get();
-        if (got.present) { value[key] = got.value; any = true; }
+        if (got.present) {
+          value[key] = got.value;
+          any = true;
+        }
       }
       Object.assign(value, extras); // keys the schema does not describe ride along unchanged
-      return any || opts.required || opts.isRoot || Object.keys(extras).length ? { present: true, value } : { present: false };
+      return any || opts.required || opts.isRoot || Object.keys(extras).length
+        ? { present: true, value }
+        : { present: false };
     },
     set(v) {
       const obj = v && typeof v === "object" && !Array.isArray(v) ? v : {};
@@ -275,7 +368,8 @@ function objectField(schema, path, ctx, opts = {}) {
 function arrayField(schema, path, ctx, opts) {
   const itemSchema = resolve(ctx, Array.isArray(schema.items) ? schema.items[0] || {} : schema.items || {});
   // A list of choices reads better as checkboxes than as a growing list of selects.
-  if (Array.isArray(itemSchema.enum) && schema.uniqueItems !== false) return multiChoiceField(schema, itemSchema, path, ctx, opts);
+  if (Array.isArray(itemSchema.enum) && schema.uniqueItems !== false)
+    return multiChoiceField(schema, itemSchema, path, ctx, opts);
   const list = h("div", { class: "array-items" });
   const items = [];
   const errorEl = h("div", { class: "field-error", hidden: true });
@@ -284,21 +378,59 @@ function arrayField(schema, path, ctx, opts) {
     const index = items.length;
     const field = build(itemSchema, [...path, String(index)], ctx, { required: true, label: `Item ${index + 1}` });
     if (value !== undefined) field.set(value);
-    const row = h("div", { class: "array-item" }, h("div", { class: "grow" }, field.el),
-      iconButton("trash", `Remove item ${index + 1}`, { className: "array-remove", onclick: () => { remove(entry); ctx.onChange(); } }));
+    const row = h(
+      "div",
+      { class: "array-item" },
+      h("div", { class: "grow" }, field.el),
+      iconButton("trash", `Remove item ${index + 1}`, {
+        className: "array-remove",
+        onclick: () => {
+          remove(entry);
+          ctx.onChange();
+        },
+      }),
+    );
     const entry = { field, row };
     items.push(entry);
     list.append(row);
   };
-  const remove = (entry) => { items.splice(items.indexOf(entry), 1); entry.row.remove(); };
-  const set = (v) => { for (const e of [...items]) remove(e); clear(list); (Array.isArray(v) ? v : []).forEach((x) => add(x)); };
+  const remove = (entry) => {
+    items.splice(items.indexOf(entry), 1);
+    entry.row.remove();
+  };
+  const set = (v) => {
+    for (const e of [...items]) remove(e);
+    clear(list);
+    (Array.isArray(v) ? v : []).forEach((x) => add(x));
+  };
   set(schema.default);
-  const el = h("fieldset", { class: "schema-fieldset array", "data-field": name },
-    h("legend", {}, opts.label ?? path[path.length - 1], opts.required ? h("span", { class: "required-mark", text: "*" }) : null),
+  const el = h(
+    "fieldset",
+    { class: "schema-fieldset array", "data-field": name },
+    h(
+      "legend",
+      {},
+      opts.label ?? path[path.length - 1],
+      opts.required ? h("span", { class: "required-mark", text: "*" }) : null,
+    ),
     schema.description ? h("div", { class: "field-help", text: schema.description }) : null,
     list,
-    h("div", {}, button("Add item", { small: true, icon: "plus", variant: "ghost", "data-action": "add-item", onclick: () => { add(); ctx.onChange(); } })),
-    errorEl);
+    h(
+      "div",
+      {},
+      button("Add item", {
+        small: true,
+        icon: "plus",
+        variant: "ghost",
+        "data-action": "add-item",
+        onclick: () => {
+          add();
+          ctx.onChange();
+        },
+      }),
+    ),
+    errorEl,
+  );
   return {
     el,
     get() {
@@ -309,10 +441,15 @@ function arrayField(schema, path, ctx, opts) {
     validate(silent) {
       const errors = items.flatMap((e) => e.field.validate(silent));
       const own = [];
-      if (silent) { errorEl.hidden = true; return []; }
+      if (silent) {
+        errorEl.hidden = true;
+        return [];
+      }
       if (opts.required && !items.length && (schema.minItems ?? 1) > 0) own.push("Add at least one item.");
-      if (schema.minItems !== undefined && items.length && items.length < schema.minItems) own.push(`At least ${schema.minItems} items.`);
-      if (schema.maxItems !== undefined && items.length > schema.maxItems) own.push(`At most ${schema.maxItems} items.`);
+      if (schema.minItems !== undefined && items.length && items.length < schema.minItems)
+        own.push(`At least ${schema.minItems} items.`);
+      if (schema.maxItems !== undefined && items.length > schema.maxItems)
+        own.push(`At most ${schema.maxItems} items.`);
       errorEl.hidden = !own.length;
       errorEl.textContent = own.join(" ");
       return errors.concat(own.map((message) => ({ path: name, message })));
@@ -324,15 +461,35 @@ function multiChoiceField(schema, itemSchema, path, ctx, opts) {
   const name = path.join(".");
   const boxes = itemSchema.enum.map((v) => {
     const input = h("input", { type: "checkbox", onchange: () => ctx.onChange() });
-    return { v, input, el: h("label", { class: "check-row" }, input, h("span", { text: typeof v === "string" ? v : JSON.stringify(v) })) };
+    return {
+      v,
+      input,
+      el: h("label", { class: "check-row" }, input, h("span", { text: typeof v === "string" ? v : JSON.stringify(v) })),
+    };
   });
   const errorEl = h("div", { class: "field-error", hidden: true });
-  const set = (v) => { const chosen = (Array.isArray(v) ? v : []).map((x) => JSON.stringify(x)); for (const b of boxes) b.input.checked = chosen.includes(JSON.stringify(b.v)); };
+  const set = (v) => {
+    const chosen = (Array.isArray(v) ? v : []).map((x) => JSON.stringify(x));
+    for (const b of boxes) b.input.checked = chosen.includes(JSON.stringify(b.v));
+  };
   set(schema.default);
-  const el = h("fieldset", { class: "schema-fieldset", "data-field": name },
-    h("legend", {}, opts.label ?? path[path.length - 1], opts.required ? h("span", { class: "required-mark", text: "*" }) : null),
+  const el = h(
+    "fieldset",
+    { class: "schema-fieldset", "data-field": name },
+    h(
+      "legend",
+      {},
+      opts.label ?? path[path.length - 1],
+      opts.required ? h("span", { class: "required-mark", text: "*" }) : null,
+    ),
     schema.description ? h("div", { class: "field-help", text: schema.description }) : null,
-    h("div", { class: "choice-grid" }, boxes.map((b) => b.el)), errorEl);
+    h(
+      "div",
+      { class: "choice-grid" },
+      boxes.map((b) => b.el),
+    ),
+    errorEl,
+  );
   const chosen = () => boxes.filter((b) => b.input.checked).map((b) => b.v);
   return {
     el,
@@ -341,7 +498,10 @@ function multiChoiceField(schema, itemSchema, path, ctx, opts) {
     validate(silent) {
       const n = chosen().length;
       const own = [];
-      if (silent) { errorEl.hidden = true; return []; }
+      if (silent) {
+        errorEl.hidden = true;
+        return [];
+      }
       if (opts.required && !n && (schema.minItems ?? 1) > 0) own.push("Choose at least one.");
       if (schema.minItems !== undefined && n < schema.minItems && n) own.push(`Choose at least ${schema.minItems}.`);
       if (schema.maxItems !== undefined && n > schema.maxItems) own.push(`Choose at most ${schema.maxItems}.`);

@@ -19,58 +19,125 @@ let body;
 const testStatus = h("div", { class: "settings-test-status", id: "settings-test-status" }); // kept across re-renders
 
 async function set(key, value) {
-  try { store.set("settings", await api.call("settings.set", { key, value })); } catch (err) { toastError(err); store.refreshSettings(); }
+  try {
+    store.set("settings", await api.call("settings.set", { key, value }));
+  } catch (err) {
+    toastError(err);
+    store.refreshSettings();
+  }
 }
 
 function card(iconName, title, subtitle, ...content) {
-  return h("section", { class: "card settings-card" },
-    h("header", { class: "card-head" }, h("div", { class: "card-head-icon" }, icon(iconName, { size: 17 })),
-      h("div", { class: "grow" }, h("h2", { class: "card-title", text: title }), subtitle ? h("p", { class: "muted small", text: subtitle }) : null)),
-    h("div", { class: "card-body stack" }, content));
+  return h(
+    "section",
+    { class: "card settings-card" },
+    h(
+      "header",
+      { class: "card-head" },
+      h("div", { class: "card-head-icon" }, icon(iconName, { size: 17 })),
+      h(
+        "div",
+        { class: "grow" },
+        h("h2", { class: "card-title", text: title }),
+        subtitle ? h("p", { class: "muted small", text: subtitle }) : null,
+      ),
+    ),
+    h("div", { class: "card-body stack" }, content),
+  );
 }
 
 function modelCard(s) {
-  return card("sparkle", "Model", "Chat needs a model backend; the Tool runner works without one.", modelRows(s, testStatus));
+  return card(
+    "sparkle",
+    "Model",
+    "Chat needs a model backend; the Tool runner works without one.",
+    modelRows(s, testStatus),
+  );
 }
 
 function appearanceCard(s) {
   const theme = s.theme || {};
-  const mode = h("select", { class: "select", id: "theme-mode" },
-    [["system", "Match system"], ["light", "Light"], ["dark", "Dark"]].map(([v, t]) => h("option", { value: v, text: t })));
+  const mode = h(
+    "select",
+    { class: "select", id: "theme-mode" },
+    [
+      ["system", "Match system"],
+      ["light", "Light"],
+      ["dark", "Dark"],
+    ].map(([v, t]) => h("option", { value: v, text: t })),
+  );
   mode.value = theme.mode || "system";
   const themes = s.themes || [];
-  const themeSel = h("select", { class: "select", id: "theme-id" }, themes.map((t) => h("option", { value: t.id, text: t.label || t.id })));
+  const themeSel = h(
+    "select",
+    { class: "select", id: "theme-id" },
+    themes.map((t) => h("option", { value: t.id, text: t.label || t.id })),
+  );
   themeSel.value = theme.themeId || themes[0]?.id || "";
   const change = async (params) => {
     try {
       applyTheme(await api.call("theme.set", params));
       await store.refreshSettings();
-    } catch (err) { toastError(err); }
+    } catch (err) {
+      toastError(err);
+    }
   };
   mode.addEventListener("change", () => change({ mode: mode.value }));
   themeSel.addEventListener("change", () => change({ themeId: themeSel.value }));
-  return card("palette", "Appearance", "Apps receive the same theme, so they match Moka.",
+  return card(
+    "palette",
+    "Appearance",
+    "Apps receive the same theme, so they match Moka.",
     row("Mode", "Light, dark, or follow your system.", mode, "theme-mode"),
-    themes.length ? row("Theme", "Plugins can add more themes.", themeSel, "theme-id") : null);
+    themes.length ? row("Theme", "Plugins can add more themes.", themeSel, "theme-id") : null,
+  );
 }
 
 function consentCard(s) {
   const consent = s.consent || {};
-  return card("shield", "App permissions", "What app views may do without asking you first.",
+  return card(
+    "shield",
+    "App permissions",
+    "What app views may do without asking you first.",
     CONSENT.map(([key, label, help]) => {
-      const sel = h("select", { class: "select", id: `consent-${key}`, onchange: (e) => set(`consent.${key}`, e.target.value) },
-        [["ask", "Ask every time"], ["allow", "Allow"], ["deny", "Deny"]].map(([v, t]) => h("option", { value: v, text: t })));
+      const sel = h(
+        "select",
+        { class: "select", id: `consent-${key}`, onchange: (e) => set(`consent.${key}`, e.target.value) },
+        [
+          ["ask", "Ask every time"],
+          ["allow", "Allow"],
+          ["deny", "Deny"],
+        ].map(([v, t]) => h("option", { value: v, text: t })),
+      );
       sel.value = consent[key] || "ask";
       return row(label, help, sel, `consent-${key}`);
-    }));
+    }),
+  );
 }
 
 function aboutCard() {
   const info = store.info || {};
-  const modes = store.displayModes().map((m) => m.label || m.id).join(", ");
-  const facts = [["Version", info.version], ["Running as", info.mode], ["Platform", info.platform], ["Sandbox origin", info.sandboxOrigin], ["Display modes", modes]];
-  return card("info", "About Moka", null,
-    h("dl", { class: "facts" }, facts.filter(([, v]) => v).map(([k, v]) => h("div", {}, h("dt", { text: k }), h("dd", { text: String(v) })))));
+  const modes = store
+    .displayModes()
+    .map((m) => m.label || m.id)
+    .join(", ");
+  const facts = [
+    ["Version", info.version],
+    ["Running as", info.mode],
+    ["Platform", info.platform],
+    ["Sandbox origin", info.sandboxOrigin],
+    ["Display modes", modes],
+  ];
+  return card(
+    "info",
+    "About Moka",
+    null,
+    h(
+      "dl",
+      { class: "facts" },
+      facts.filter(([, v]) => v).map(([k, v]) => h("div", {}, h("dt", { text: k }), h("dd", { text: String(v) }))),
+    ),
+  );
 }
 
 function render(s) {
@@ -93,5 +160,7 @@ export default {
     store.on("info", () => render(store.settings));
   },
 
-  show() { store.refreshSettings().catch(toastError); },
+  show() {
+    store.refreshSettings().catch(toastError);
+  },
 };

@@ -20,7 +20,10 @@ function newChat() {
 
 function focusSearch() {
   const screen = nav.current();
-  if (screen?.focusSearch) { screen.focusSearch(); return true; }
+  if (screen?.focusSearch) {
+    screen.focusSearch();
+    return true;
+  }
   return false;
 }
 
@@ -28,11 +31,22 @@ function aboutDialog() {
   const info = store.info || {};
   const close = button("Close", { variant: "primary", onclick: () => dlg.close() });
   const dlg = openDialog({
-    title: "About Moka", id: "about-dialog",
-    body: h("div", { class: "about" },
+    title: "About Moka",
+    id: "about-dialog",
+    body: h(
+      "div",
+      { class: "about" },
       h("p", { text: "A desktop host for MCP Apps, with a chat for any model." }),
-      h("dl", { class: "facts" }, [["Version", info.version], ["Running as", info.mode], ["Platform", info.platform]]
-        .map(([k, v]) => h("div", {}, h("dt", { text: k }), h("dd", { class: "mono", text: String(v ?? "") }))))),
+      h(
+        "dl",
+        { class: "facts" },
+        [
+          ["Version", info.version],
+          ["Running as", info.mode],
+          ["Platform", info.platform],
+        ].map(([k, v]) => h("div", {}, h("dt", { text: k }), h("dd", { class: "mono", text: String(v ?? "") }))),
+      ),
+    ),
     actions: [close],
   });
   close.focus();
@@ -41,15 +55,33 @@ function aboutDialog() {
 // There is no public tracker to send people to: give them what a useful report contains.
 function reportDialog() {
   const info = store.info || {};
-  const facts = `Moka ${info.version} (${info.mode}) on ${info.platform}\nConfig: ${info.configFile}\nData: ${info.dataDir}`;
+  const facts = [
+    `Moka ${info.version} (${info.mode}) on ${info.platform}`,
+    `Config: ${info.configFile}`,
+    `Data: ${info.dataDir}`,
+  ].join("\n");
   const close = button("Close", { variant: "primary", onclick: () => dlg.close() });
-  const copy = button("Copy these facts", { icon: "copy", onclick: async () => toast((await copyText(facts)) ? "Copied" : "Copy failed") });
+  const copy = button("Copy these facts", {
+    icon: "copy",
+    onclick: async () => toast((await copyText(facts)) ? "Copied" : "Copy failed"),
+  });
   const dlg = openDialog({
-    title: "Report an issue", id: "report-dialog",
-    body: h("div", { class: "about" },
-      h("p", { text: "A good report says what you did, what you expected and what happened. Attach these facts, and an Inspector export (Inspector → Export) of the moment it went wrong." }),
+    title: "Report an issue",
+    id: "report-dialog",
+    body: h(
+      "div",
+      { class: "about" },
+      h("p", {
+        text:
+          "A good report says what you did, what you expected and what happened. Attach these facts, " +
+          "and an Inspector export (Inspector → Export) of the moment it went wrong.",
+      }),
       h("pre", { class: "json", text: facts }),
-      h("p", { class: "muted small", text: "For a misbehaving app, `moka check SERVER --tool TOOL --json` in a terminal gives a full report." })),
+      h("p", {
+        class: "muted small",
+        text: "For a misbehaving app, `moka check SERVER --tool TOOL --json` in a terminal gives a full report.",
+      }),
+    ),
     actions: [copy, close],
   });
   close.focus();
@@ -58,12 +90,23 @@ function reportDialog() {
 /** Run a named command (from a key or the desktop menu). */
 export function runCommand(command, params = {}) {
   switch (command) {
-    case "new-chat": newChat(); break;
-    case "screen": if (nav.screens.some((s) => s.id === params.screen)) nav.navigate(params.screen); break;
-    case "find": focusSearch(); break;
-    case "about": aboutDialog(); break;
-    case "report": reportDialog(); break;
-    default: break;
+    case "new-chat":
+      newChat();
+      break;
+    case "screen":
+      if (nav.screens.some((s) => s.id === params.screen)) nav.navigate(params.screen);
+      break;
+    case "find":
+      focusSearch();
+      break;
+    case "about":
+      aboutDialog();
+      break;
+    case "report":
+      reportDialog();
+      break;
+    default:
+      break;
   }
 }
 
@@ -79,16 +122,31 @@ function onKey(e, popoutView) {
     api.call("window.zoom", { step: key === "0" ? 0 : key === "-" ? -1 : 1 }).catch(() => {});
     return;
   }
-  if (key === "q" && desktop()) { e.preventDefault(); api.call("window.quit").catch(() => {}); return; }
-  if (popoutView) {
-    // A pop-out window closes and its view goes back inline, as closing the window would.
-    if (key === "w") { e.preventDefault(); api.call("view.event", { viewId: popoutView, kind: "popout-closed" }).catch(() => {}); }
+  if (key === "q" && desktop()) {
+    e.preventDefault();
+    api.call("window.quit").catch(() => {});
     return;
   }
-  if (!e.shiftKey && /^[1-5]$/.test(key)) { e.preventDefault(); nav.navigate(nav.screens[Number(key) - 1].id); }
-  else if (key === "k") { if (focusSearch()) e.preventDefault(); }
-  else if (key === "n" && !e.shiftKey) { e.preventDefault(); newChat(); }
-  else if (key === "," && !e.shiftKey) { e.preventDefault(); nav.navigate("settings"); }
+  if (popoutView) {
+    // A pop-out window closes and its view goes back inline, as closing the window would.
+    if (key === "w") {
+      e.preventDefault();
+      api.call("view.event", { viewId: popoutView, kind: "popout-closed" }).catch(() => {});
+    }
+    return;
+  }
+  if (!e.shiftKey && /^[1-5]$/.test(key)) {
+    e.preventDefault();
+    nav.navigate(nav.screens[Number(key) - 1].id);
+  } else if (key === "k") {
+    if (focusSearch()) e.preventDefault();
+  } else if (key === "n" && !e.shiftKey) {
+    e.preventDefault();
+    newChat();
+  } else if (key === "," && !e.shiftKey) {
+    e.preventDefault();
+    nav.navigate("settings");
+  }
 }
 
 /** Install the keys (and the menu's commands) for the main page or a pop-out showing one view. */

@@ -22,7 +22,11 @@ export const store = {
   set(key, value) {
     this[key] = value;
     for (const fn of subscribers.get(key) || []) {
-      try { fn(value); } catch (err) { console.error(err); }
+      try {
+        fn(value);
+      } catch (err) {
+        console.error(err);
+      }
     }
   },
 

@@ -8,8 +8,15 @@ import { jsonView } from "./json.js";
 import { approvalPanel } from "./approval.js";
 import { spinner } from "./ui.js";
 
-const STATUS_TEXT = { streaming: "Preparing", approval: "Waiting for you", running: "Running", done: "Done", error: "Failed",
-  cancelled: "Cancelled", denied: "Not allowed" };
+const STATUS_TEXT = {
+  streaming: "Preparing",
+  approval: "Waiting for you",
+  running: "Running",
+  done: "Done",
+  error: "Failed",
+  cancelled: "Cancelled",
+  denied: "Not allowed",
+};
 
 function fold(label, content, open = false) {
   const d = h("details", { class: "fold" }, h("summary", {}, icon("chevron", { size: 14 }), label), content);
@@ -34,7 +41,8 @@ export function renderToolResult(result, { openStructured = false } = {}) {
     return out;
   }
   for (const item of Array.isArray(result.content) ? result.content : []) out.append(renderContent(item));
-  if (result.structuredContent !== undefined) out.append(fold("structuredContent", jsonView(result.structuredContent), openStructured));
+  if (result.structuredContent !== undefined)
+    out.append(fold("structuredContent", jsonView(result.structuredContent), openStructured));
   if (result._meta !== undefined) out.append(fold("_meta", jsonView(result._meta)));
   if (!out.childNodes.length) out.append(h("p", { class: "muted", text: "The tool returned no content." }));
   return out;
@@ -48,16 +56,31 @@ function renderContent(item) {
     case "image":
       // A data: URL built from the server's base64; an <img> cannot run script.
       if (typeof item.data === "string" && /^image\/[\w.+-]+$/.test(item.mimeType || ""))
-        return h("img", { class: "tool-image", alt: "Image returned by the tool", src: `data:${item.mimeType};base64,${item.data}` });
+        return h("img", {
+          class: "tool-image",
+          alt: "Image returned by the tool",
+          src: `data:${item.mimeType};base64,${item.data}`,
+        });
       return jsonView(item);
     case "audio":
       if (typeof item.data === "string" && /^audio\/[\w.+-]+$/.test(item.mimeType || ""))
         return h("audio", { controls: true, src: `data:${item.mimeType};base64,${item.data}` });
       return jsonView(item);
     case "resource_link":
-      return h("div", { class: "tool-resource" }, icon("link", { size: 14 }), h("code", { text: item.uri || "" }), item.name ? h("span", { class: "muted", text: item.name }) : null);
+      return h(
+        "div",
+        { class: "tool-resource" },
+        icon("link", { size: 14 }),
+        h("code", { text: item.uri || "" }),
+        item.name ? h("span", { class: "muted", text: item.name }) : null,
+      );
     case "resource":
-      return fold(`resource ${item.resource?.uri || ""}`, item.resource?.text !== undefined ? h("pre", { class: "block", text: item.resource.text }) : jsonView(item.resource));
+      return fold(
+        `resource ${item.resource?.uri || ""}`,
+        item.resource?.text !== undefined
+          ? h("pre", { class: "block", text: item.resource.text })
+          : jsonView(item.resource),
+      );
     default:
       return jsonView(item);
   }
@@ -81,8 +104,23 @@ export function createToolCard(call) {
   };
   const p = card._parts;
   card.append(
-    h("div", { class: "tool-head" }, p.icon, icon("tool", { size: 14, className: "tone-muted" }), p.name, p.server, h("span", { class: "grow" }), p.status),
-    p.approval, p.elicit, p.progress, p.details, p.error, p.views);
+    h(
+      "div",
+      { class: "tool-head" },
+      p.icon,
+      icon("tool", { size: 14, className: "tone-muted" }),
+      p.name,
+      p.server,
+      h("span", { class: "grow" }),
+      p.status,
+    ),
+    p.approval,
+    p.elicit,
+    p.progress,
+    p.details,
+    p.error,
+    p.views,
+  );
   updateToolCard(card, call);
   return card;
 }
@@ -99,11 +137,22 @@ export function updateToolCard(card, call) {
   clear(p.icon).append(statusIcon(merged.status));
   // The approval card stands in the call's place while the core waits; it goes once answered.
   const waiting = merged.status === "approval" && merged.approval;
-  if (!waiting) { delete merged.approval; clear(p.approval); card._approvalFor = null; }
-  else if (card._approvalFor !== merged.id) { clear(p.approval).append(approvalPanel(merged)); card._approvalFor = merged.id; }
+  if (!waiting) {
+    delete merged.approval;
+    clear(p.approval);
+    card._approvalFor = null;
+  } else if (card._approvalFor !== merged.id) {
+    clear(p.approval).append(approvalPanel(merged));
+    card._approvalFor = merged.id;
+  }
   p.details.hidden = Boolean(waiting);
   // Progress belongs to a running call; a question ends with its call (elicitation.done also says so).
-  if (merged.status !== "running") { clear(p.progress); p.progress.hidden = true; clear(p.elicit); card.classList.remove("is-asking"); }
+  if (merged.status !== "running") {
+    clear(p.progress);
+    p.progress.hidden = true;
+    clear(p.elicit);
+    card.classList.remove("is-asking");
+  }
   // Rebuild the folds only when their data changed, so an open <details> stays open.
   const argsKey = JSON.stringify(merged.arguments ?? null);
   const resultKey = merged.result === undefined ? "" : JSON.stringify(merged.result);
@@ -112,9 +161,16 @@ export function updateToolCard(card, call) {
     card._argsKey = argsKey;
     card._resultKey = resultKey;
     clear(p.details).append(fold("Arguments", jsonView(merged.arguments ?? {}), wasOpen[0]));
-    if (merged.result !== undefined) p.details.append(fold(merged.result?.isError ? "Result (error)" : "Result", renderToolResult(merged.result), wasOpen[1]));
+    if (merged.result !== undefined)
+      p.details.append(
+        fold(merged.result?.isError ? "Result (error)" : "Result", renderToolResult(merged.result), wasOpen[1]),
+      );
   }
-  const err = merged.error ? (typeof merged.error === "string" ? merged.error : merged.error.message || JSON.stringify(merged.error)) : "";
+  const err = merged.error
+    ? typeof merged.error === "string"
+      ? merged.error
+      : merged.error.message || JSON.stringify(merged.error)
+    : "";
   p.error.hidden = !err;
   clear(p.error);
   if (err) p.error.append(icon("alert", { size: 14 }), h("span", { text: err }));

@@ -7,15 +7,26 @@ import { button, toast, toastError } from "./ui.js";
 
 /** The button for the view `viewId`. */
 export function saveSessionButton(viewId) {
-  const btn = button("Save this view's session", { small: true, variant: "ghost", icon: "download", "data-action": "save-session",
-    title: "One JSON file: the app's HTML, its input and result, its storage and every message, secrets redacted. Replay it with `moka replay FILE`." });
+  const btn = button("Save this view's session", {
+    small: true,
+    variant: "ghost",
+    icon: "download",
+    "data-action": "save-session",
+    title:
+      "One JSON file: the app's HTML, its input and result, its storage and every message, secrets redacted. " +
+      "Replay it with `moka replay FILE`.",
+  });
   btn.addEventListener("click", async () => {
     btn.disabled = true;
     try {
       const { filename, recording } = await api.call("views.record", { viewId });
       downloadBlob(filename, new Blob([JSON.stringify(recording, null, 1)], { type: "application/json" }));
       toast(`Saved ${filename}`);
-    } catch (err) { toastError(err); } finally { btn.disabled = false; }
+    } catch (err) {
+      toastError(err);
+    } finally {
+      btn.disabled = false;
+    }
   });
   return btn;
 }

@@ -6,7 +6,16 @@ import { api } from "./api.js";
 import { h, clear } from "./dom.js";
 import { spinner, toastError } from "./ui.js";
 import { store } from "./store.js";
-import { buildCard, fillModeButtons, failureCard, parkedCard, windowCard, fillNote, problemStrip, closedNote } from "./view-card.js";
+import {
+  buildCard,
+  fillModeButtons,
+  failureCard,
+  parkedCard,
+  windowCard,
+  fillNote,
+  problemStrip,
+  closedNote,
+} from "./view-card.js";
 
 const views = new Map(); // viewId -> record
 const byWindow = new Map(); // proxy WindowProxy -> record (the only windows we listen to)
@@ -30,8 +39,11 @@ function fromProxy(rec, msg) {
     if (msg.method === "ui/notifications/sandbox-proxy-ready") onProxyReady(rec);
     return; // reserved for the proxy handshake; never forwarded
   }
-  api.call("view.rpc", { viewId: rec.id, message: msg })
-    .then((res) => { if (res && res.reply) post(rec, res.reply); })
+  api
+    .call("view.rpc", { viewId: rec.id, message: msg })
+    .then((res) => {
+      if (res && res.reply) post(rec, res.reply);
+    })
     .catch((err) => {
       // A request must get an answer or the view's SDK waits 60 s; notifications get none.
       if (msg.method && msg.id !== undefined && msg.id !== null) {
@@ -49,16 +61,24 @@ function onProxyReady(rec) {
   const channel = new MessageChannel();
   const port = channel.port1;
   rec.port = port;
-  port.onmessage = (event) => { if (rec.port === port) fromProxy(rec, event.data); };
-  rec.frame.contentWindow.postMessage({ jsonrpc: "2.0", method: "ui/notifications/sandbox-resource-ready", params: {} },
-    rec.origin, [channel.port2]);
+  port.onmessage = (event) => {
+    if (rec.port === port) fromProxy(rec, event.data);
+  };
+  rec.frame.contentWindow.postMessage(
+    { jsonrpc: "2.0", method: "ui/notifications/sandbox-resource-ready", params: {} },
+    rec.origin,
+    [channel.port2],
+  );
   report(rec, "proxy-ready");
   for (const message of rec.outbox.splice(0)) post(rec, message);
 }
 
 function post(rec, message) {
   if (!rec.frame?.contentWindow) return;
-  if (!rec.proxyReady) { rec.outbox.push(message); return; }
+  if (!rec.proxyReady) {
+    rec.outbox.push(message);
+    return;
+  }
   if (rec.port) rec.port.postMessage(message);
   else rec.frame.contentWindow.postMessage(message, rec.origin);
 }
@@ -73,8 +93,18 @@ const modeInfo = (id) => store.displayModes().find((m) => m.id === id) || { id, 
 
 function createRecord(data) {
   const rec = {
-    id: data.viewId, data, frame: null, origin: null, proxyReady: false, outbox: [],
-    mode: "inline", wire: "inline", height: null, state: "loading", popup: null, lastContainer: "",
+    id: data.viewId,
+    data,
+    frame: null,
+    origin: null,
+    proxyReady: false,
+    outbox: [],
+    mode: "inline",
+    wire: "inline",
+    height: null,
+    state: "loading",
+    popup: null,
+    lastContainer: "",
   };
   Object.assign(rec, buildCard(data, { inspect: () => openInspector(rec), close: () => closeView(rec) }));
   buildModeButtons(rec);
@@ -94,7 +124,10 @@ async function place(rec) {
   }
   for (const placer of placers) {
     const target = await placer(rec.data);
-    if (target) { target.append(rec.slot); return; }
+    if (target) {
+      target.append(rec.slot);
+      return;
+    }
   }
   console.warn("no place for view", rec.id);
 }
@@ -123,9 +156,14 @@ function mountFrame(rec) {
   unmountFrame(rec);
   clear(rec.body);
   let url;
-  try { url = new URL(rec.data.proxyUrl, location.href); } catch { return fail(rec, "The view has no valid sandbox URL."); }
+  try {
+    url = new URL(rec.data.proxyUrl, location.href);
+  } catch {
+    return fail(rec, "The view has no valid sandbox URL.");
+  }
   // The proxy must live on another origin, or the view could reach into Moka's page.
-  if (url.origin === location.origin) return fail(rec, "Refused to load the view: its sandbox is on Moka's own origin.");
+  if (url.origin === location.origin)
+    return fail(rec, "Refused to load the view: its sandbox is on Moka's own origin.");
   rec.origin = url.origin;
   keepSandboxProcess(url.origin);
   rec.proxyReady = false;
@@ -138,7 +176,10 @@ function mountFrame(rec) {
   frame.setAttribute("title", `${rec.data.title || rec.data.tool} (app from ${rec.data.server})`);
   frame.src = url.href;
   rec.frame = frame;
-  rec.body.append(frame, h("div", { class: "view-loading" }, spinner("Loading view"), h("span", { text: "Loading view…" })));
+  rec.body.append(
+    frame,
+    h("div", { class: "view-loading" }, spinner("Loading view"), h("span", { text: "Loading view…" })),
+  );
   byWindow.set(frame.contentWindow, rec);
   applySize(rec);
   setState(rec, "loading");
@@ -165,11 +206,14 @@ function applySize(rec, { animate = true } = {}) {
   if (!animate) frame.style.transition = "none";
   // Fixed layouts (fullscreen) ignore what the view reports; the size is remembered for inline.
   if (rec.wire === "fullscreen") frame.style.height = "100%";
-  else if (rec.wire === "pip") frame.style.height = `${Math.min(Math.max(rec.height || 240, 120), Math.round(window.innerHeight * 0.6))}px`;
+  else if (rec.wire === "pip")
+    frame.style.height = `${Math.min(Math.max(rec.height || 240, 120), Math.round(window.innerHeight * 0.6))}px`;
   else frame.style.height = rec.height ? `${rec.height}px` : "";
   if (!animate) {
     void frame.offsetHeight; // take the new height now, before the transition comes back
-    requestAnimationFrame(() => { frame.style.transition = ""; });
+    requestAnimationFrame(() => {
+      frame.style.transition = "";
+    });
   }
   if (rec.wire === "pip") layoutPips();
 }
@@ -186,10 +230,21 @@ function fail(rec, reason, detail) {
   unmountFrame(rec);
   setState(rec, "failed");
   rec.card.classList.add("failed");
-  clear(rec.body).append(failureCard(reason, detail, { inspect: () => openInspector(rec), close: () => closeView(rec),
-    allowEval: async () => {
-      try { await api.call("servers.allowEval", { name: detail.server, allow: true }); return true; } catch (err) { toastError(err); return false; }
-    } }));
+  clear(rec.body).append(
+    failureCard(reason, detail, {
+      inspect: () => openInspector(rec),
+      close: () => closeView(rec),
+      allowEval: async () => {
+        try {
+          await api.call("servers.allowEval", { name: detail.server, allow: true });
+          return true;
+        } catch (err) {
+          toastError(err);
+          return false;
+        }
+      },
+    }),
+  );
 }
 
 // ---- display modes -------------------------------------------------------------------------
@@ -197,7 +252,11 @@ function fail(rec, reason, detail) {
 async function requestMode(rec, mode) {
   // The core answers with the wire mode it told the view; the view.display event that comes
   // with it carries the registered mode id, so that event alone changes the card.
-  try { await api.call("view.setDisplayMode", { viewId: rec.id, mode }); } catch (err) { toastError(err); }
+  try {
+    await api.call("view.setDisplayMode", { viewId: rec.id, mode });
+  } catch (err) {
+    toastError(err);
+  }
 }
 
 function applyMode(rec, mode, wireMode, opensWindow) {
@@ -207,10 +266,11 @@ function applyMode(rec, mode, wireMode, opensWindow) {
   const popoutHere = popoutOnly === rec.id;
   const isWindow = (opensWindow ?? (m.opensWindow || m.id === "popout")) && !popoutHere;
   const previousWire = rec.wire;
-  rec.wire = popoutHere ? "fullscreen" : isWindow ? "popout" : (wireMode || m.wireMode || "inline");
+  rec.wire = popoutHere ? "fullscreen" : isWindow ? "popout" : wireMode || m.wireMode || "inline";
   rec.card.dataset.mode = m.id;
   rec.card.dataset.wire = rec.wire;
-  for (const b of rec.modes.querySelectorAll("[data-mode]")) b.setAttribute("aria-pressed", String(b.dataset.mode === m.id));
+  for (const b of rec.modes.querySelectorAll("[data-mode]"))
+    b.setAttribute("aria-pressed", String(b.dataset.mode === m.id));
   if (isWindow) {
     unmountFrame(rec);
     showWindowPlaceholder(rec);
@@ -236,7 +296,10 @@ function showWindowPlaceholder(rec) {
 function openPopup(rec, url, blockedNote) {
   rec.popupUrl = url;
   const win = window.open(url, `moka-view-${rec.id}`, "popup,width=760,height=600");
-  if (!win) { if (blockedNote) blockedNote.hidden = false; return; }
+  if (!win) {
+    if (blockedNote) blockedNote.hidden = false;
+    return;
+  }
   if (blockedNote) blockedNote.hidden = true;
   rec.popup = win;
   clearInterval(rec.popupTimer);
@@ -267,8 +330,18 @@ function layoutPips() {
     const note = rec.note.getBoundingClientRect();
     const card = rec.card.getBoundingClientRect();
     const shown = !rec.slot.closest(".screen[hidden]"); // a note on a screen not shown covers nothing
-    if (shown && note.height && note.top < card.bottom && note.bottom > card.top && note.left < card.right && note.right > card.left) {
-      bottom = Math.min(Math.max(bottom, window.innerHeight - note.top + 12), Math.max(20, window.innerHeight - card.height - 8));
+    if (
+      shown &&
+      note.height &&
+      note.top < card.bottom &&
+      note.bottom > card.top &&
+      note.left < card.right &&
+      note.right > card.left
+    ) {
+      bottom = Math.min(
+        Math.max(bottom, window.innerHeight - note.top + 12),
+        Math.max(20, window.innerHeight - card.height - 8),
+      );
       rec.card.style.bottom = `${bottom}px`;
     }
     bottom += rec.card.offsetHeight + 12;
@@ -276,10 +349,17 @@ function layoutPips() {
 }
 
 let pipFrame = 0;
-document.addEventListener("scroll", () => {
-  if (pipFrame || popoutOnly || ![...views.values()].some((r) => r.wire === "pip")) return;
-  pipFrame = requestAnimationFrame(() => { pipFrame = 0; layoutPips(); });
-}, { capture: true, passive: true });
+document.addEventListener(
+  "scroll",
+  () => {
+    if (pipFrame || popoutOnly || ![...views.values()].some((r) => r.wire === "pip")) return;
+    pipFrame = requestAnimationFrame(() => {
+      pipFrame = 0;
+      layoutPips();
+    });
+  },
+  { capture: true, passive: true },
+);
 
 function reportContainer(rec) {
   if (!rec.frame) return;
@@ -301,19 +381,22 @@ function reportContainer(rec) {
 
 // ---- many views: tell the core which views are on screen -------------------------------
 
-const visibility = new IntersectionObserver((entries) => {
-  for (const entry of entries) {
-    const rec = views.get(entry.target.dataset.viewId);
-    if (!rec) continue;
-    // A floating view is on screen whatever its slot in the chat does.
-    const onscreen = entry.isIntersecting || rec.wire === "pip" || rec.wire === "fullscreen";
-    if (rec.onscreen === onscreen) continue;
-    rec.onscreen = onscreen;
-    clearTimeout(rec.visTimer);
-    // Settle first, so fast scrolling past a view does not park and wake it.
-    rec.visTimer = setTimeout(() => report(rec, onscreen ? "onscreen" : "offscreen"), 300);
-  }
-}, { rootMargin: "200px 0px" });
+const visibility = new IntersectionObserver(
+  (entries) => {
+    for (const entry of entries) {
+      const rec = views.get(entry.target.dataset.viewId);
+      if (!rec) continue;
+      // A floating view is on screen whatever its slot in the chat does.
+      const onscreen = entry.isIntersecting || rec.wire === "pip" || rec.wire === "fullscreen";
+      if (rec.onscreen === onscreen) continue;
+      rec.onscreen = onscreen;
+      clearTimeout(rec.visTimer);
+      // Settle first, so fast scrolling past a view does not park and wake it.
+      rec.visTimer = setTimeout(() => report(rec, onscreen ? "onscreen" : "offscreen"), 300);
+    }
+  },
+  { rootMargin: "200px 0px" },
+);
 
 /** A live view hit a CSP block or threw: a strip above the frame says so, with a way to look. */
 function showProblem(rec, d) {
@@ -321,7 +404,10 @@ function showProblem(rec, d) {
   rec.problems?.remove();
   rec.problems = problemStrip(d, rec.problemCount, {
     inspect: () => openInspector(rec),
-    dismiss: () => { rec.problems.remove(); rec.problemCount = 0; },
+    dismiss: () => {
+      rec.problems.remove();
+      rec.problemCount = 0;
+    },
   });
   rec.head.after(rec.problems);
 }
@@ -341,7 +427,11 @@ function collectSoon() {
 async function closeView(rec) {
   // view.close alone: it tears the view down (ui/resource-teardown first); also sending the
   // "closed-by-user" event would start a second teardown of the same view.
-  try { await api.call("view.close", { viewId: rec.id }); } catch (err) { toastError(err); }
+  try {
+    await api.call("view.close", { viewId: rec.id });
+  } catch (err) {
+    toastError(err);
+  }
   removeView(rec.id);
 }
 
@@ -353,7 +443,9 @@ function removeView(viewId) {
   visibility.unobserve(rec.slot);
   views.delete(viewId);
   collectSoon();
-  const note = rec.data.recordId ? closedNote(rec.data.recordId, rec.data.title || rec.data.tool, () => reopen(rec.data.recordId)) : null;
+  const note = rec.data.recordId
+    ? closedNote(rec.data.recordId, rec.data.title || rec.data.tool, () => reopen(rec.data.recordId))
+    : null;
   if (note && !popoutOnly) rec.slot.replaceWith(note);
   else rec.slot.remove();
   layoutPips();
@@ -361,7 +453,11 @@ function removeView(viewId) {
 }
 
 export async function reopen(recordId) {
-  try { await api.call("views.reopen", { recordId }); } catch (err) { toastError(err); }
+  try {
+    await api.call("views.reopen", { recordId });
+  } catch (err) {
+    toastError(err);
+  }
 }
 
 function openInspector(rec) {
@@ -372,7 +468,10 @@ function openInspector(rec) {
 // ---- events from the core -------------------------------------------------------------------
 
 function withView(handler) {
-  return (data) => { const rec = views.get(data?.viewId); if (rec) handler(rec, data); };
+  return (data) => {
+    const rec = views.get(data?.viewId);
+    if (rec) handler(rec, data);
+  };
 }
 
 /** Mount (or re-mount) a view from its view.created / views.get data. */
@@ -384,7 +483,10 @@ async function mountView(data) {
   } else {
     rec = createRecord(data);
     views.set(rec.id, rec);
-    if (data.recordId) document.querySelectorAll(`.view-closed-note[data-record-id="${CSS.escape(data.recordId)}"]`).forEach((n) => n.remove());
+    if (data.recordId)
+      document
+        .querySelectorAll(`.view-closed-note[data-record-id="${CSS.escape(data.recordId)}"]`)
+        .forEach((n) => n.remove());
     await place(rec);
     // The core fails a view whose resource could not be read in the same tick it announces
     // it, so view.failed can land while place() awaits: keep that failure, never reset it.
@@ -402,32 +504,63 @@ async function mountView(data) {
 }
 
 api.on("view.created", mountView);
-api.on("view.post", withView((rec, d) => { if (d.message && typeof d.message === "object") post(rec, d.message); }));
-api.on("view.size", withView((rec, d) => {
-  if (typeof d.height === "number" && d.height > 0) { rec.height = Math.round(d.height); applySize(rec); }
-}));
-api.on("view.display", withView((rec, d) => {
-  // A pop-out window whose view went back to the main window has nothing left to show.
-  if (popoutOnly === rec.id && !(d.opensWindow ?? d.mode === "popout")) { window.close(); return; }
-  applyMode(rec, d.mode, d.wireMode, d.opensWindow);
-}));
-api.on("view.failed", withView((rec, d) => fail(rec, d.reason, d.detail)));
+api.on(
+  "view.post",
+  withView((rec, d) => {
+    if (d.message && typeof d.message === "object") post(rec, d.message);
+  }),
+);
+api.on(
+  "view.size",
+  withView((rec, d) => {
+    if (typeof d.height === "number" && d.height > 0) {
+      rec.height = Math.round(d.height);
+      applySize(rec);
+    }
+  }),
+);
+api.on(
+  "view.display",
+  withView((rec, d) => {
+    // A pop-out window whose view went back to the main window has nothing left to show.
+    if (popoutOnly === rec.id && !(d.opensWindow ?? d.mode === "popout")) {
+      window.close();
+      return;
+    }
+    applyMode(rec, d.mode, d.wireMode, d.opensWindow);
+  }),
+);
+api.on(
+  "view.failed",
+  withView((rec, d) => fail(rec, d.reason, d.detail)),
+);
 api.on("view.closed", (d) => removeView(d?.viewId));
-api.on("view.status", withView((rec, d) => {
-  if (d.state === "closed") return removeView(rec.id);
-  if (d.state === "parked") {
-    // Parked to save resources while off screen: drop the frame, keep its place.
-    unmountFrame(rec);
-    setState(rec, "parked");
-    clear(rec.body).append(parkedCard(rec.height));
-    collectSoon();
-    return;
-  }
-  if (d.state === "loading" && !rec.frame && rec.wire !== "popout") mountFrame(rec);
-  setState(rec, d.state);
-}));
-api.on("popout.open", withView((rec, d) => { if (!popoutOnly) openPopup(rec, d.url, rec.blockedNote); }));
-api.on("view.problem", withView((rec, d) => showProblem(rec, d)));
+api.on(
+  "view.status",
+  withView((rec, d) => {
+    if (d.state === "closed") return removeView(rec.id);
+    if (d.state === "parked") {
+      // Parked to save resources while off screen: drop the frame, keep its place.
+      unmountFrame(rec);
+      setState(rec, "parked");
+      clear(rec.body).append(parkedCard(rec.height));
+      collectSoon();
+      return;
+    }
+    if (d.state === "loading" && !rec.frame && rec.wire !== "popout") mountFrame(rec);
+    setState(rec, d.state);
+  }),
+);
+api.on(
+  "popout.open",
+  withView((rec, d) => {
+    if (!popoutOnly) openPopup(rec, d.url, rec.blockedNote);
+  }),
+);
+api.on(
+  "view.problem",
+  withView((rec, d) => showProblem(rec, d)),
+);
 // A view asked to open a link and the person agreed (browser mode; desktop opens it natively).
 api.on("link.open", (d) => {
   if (d?.url && /^(https?:|mailto:)/i.test(d.url)) window.open(d.url, "_blank", "noopener,noreferrer");
@@ -437,19 +570,37 @@ api.on("link.open", (d) => {
 document.addEventListener("keydown", (e) => {
   if (e.key !== "Escape" || document.querySelector("dialog[open]") || popoutOnly) return;
   const rec = [...views.values()].find((r) => r.wire === "fullscreen");
-  if (rec) { e.preventDefault(); requestMode(rec, "inline"); }
+  if (rec) {
+    e.preventDefault();
+    requestMode(rec, "inline");
+  }
 });
-window.addEventListener("resize", () => { for (const rec of views.values()) { applySize(rec); reportContainer(rec); } });
-store.on("settings", () => { for (const rec of views.values()) buildModeButtons(rec); });
+window.addEventListener("resize", () => {
+  for (const rec of views.values()) {
+    applySize(rec);
+    reportContainer(rec);
+  }
+});
+store.on("settings", () => {
+  for (const rec of views.values()) buildModeButtons(rec);
+});
 
 export const viewHost = {
-  configure(appInfo) { info = appInfo || info; },
+  configure(appInfo) {
+    info = appInfo || info;
+  },
   /** A screen offers a parent element for views it wants (first non-null answer wins). */
-  addPlacer(fn) { placers.push(fn); },
+  addPlacer(fn) {
+    placers.push(fn);
+  },
   /** Popout window mode: this page shows only `viewId`, filling the window. */
-  setPopout(viewId) { popoutOnly = viewId; },
+  setPopout(viewId) {
+    popoutOnly = viewId;
+  },
   /** Mount a view from views.get data (a pop-out window has no view.created to wait for). */
   mount: mountView,
   has: (viewId) => views.has(viewId),
-  get mode() { return info.mode; },
+  get mode() {
+    return info.mode;
+  },
 };

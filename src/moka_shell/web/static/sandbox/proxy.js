@@ -21,7 +21,8 @@
       p.textContent = "Moka sandbox: " + reason;
       document.body.appendChild(p);
     }
-    if (document.body) show(); else document.addEventListener("DOMContentLoaded", show);
+    if (document.body) show();
+    else document.addEventListener("DOMContentLoaded", show);
     throw new Error(reason);
   }
 
@@ -38,13 +39,20 @@
   if (document.referrer) {
     try {
       if (new URL(document.referrer).origin !== hostOrigin) refuse("embedded by an unexpected page.");
-    } catch (e) { refuse("embedded by an unexpected page."); }
+    } catch (_e) {
+      refuse("embedded by an unexpected page.");
+    }
   }
 
   var viewUrl;
-  try { viewUrl = new URL(params.get("view") || "", location.href); } catch (e) { viewUrl = null; }
+  try {
+    viewUrl = new URL(params.get("view") || "", location.href);
+  } catch (_e) {
+    viewUrl = null;
+  }
   // The view document must come from this sandbox origin, where the core serves it with its CSP.
-  if (!viewUrl || viewUrl.origin !== location.origin || !params.get("view")) refuse("the view URL is not on the sandbox origin.");
+  if (!viewUrl || viewUrl.origin !== location.origin || !params.get("view"))
+    refuse("the view URL is not on the sandbox origin.");
   var allow = params.get("allow") || "";
 
   var inner = null;
@@ -94,7 +102,9 @@
           if (event.ports && event.ports[0]) {
             if (hostPort) hostPort.close();
             hostPort = event.ports[0];
-            hostPort.onmessage = function (e) { fromHost(e.data); };
+            hostPort.onmessage = function (e) {
+              fromHost(e.data);
+            };
           }
         }
         return; // sandbox-* messages are for this proxy only

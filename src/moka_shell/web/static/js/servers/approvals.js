@@ -8,8 +8,18 @@ import { icon } from "../icons.js";
 import { toastError } from "../ui.js";
 import { store } from "../store.js";
 
-const SERVER_CHOICES = [["", "Decided by each tool"], ["ask", "Ask every time"], ["allow", "Always allow"], ["deny", "Never allow"]];
-const TOOL_CHOICES = [["", "Server's default"], ["ask", "Ask"], ["allow", "Always allow"], ["deny", "Never allow"]];
+const SERVER_CHOICES = [
+  ["", "Decided by each tool"],
+  ["ask", "Ask every time"],
+  ["allow", "Always allow"],
+  ["deny", "Never allow"],
+];
+const TOOL_CHOICES = [
+  ["", "Server's default"],
+  ["ask", "Ask"],
+  ["allow", "Always allow"],
+  ["deny", "Never allow"],
+];
 const WORDS = { ask: "ask", allow: "always allow", deny: "never allow" };
 
 function saved(server) {
@@ -24,8 +34,11 @@ function summary(rule) {
 }
 
 function choiceSelect(options, value, label, onchange) {
-  const sel = h("select", { class: "select select-small", "aria-label": label, onchange: (e) => onchange(e.target.value || null) },
-    options.map(([v, text]) => h("option", { value: v, text, selected: (value || "") === v })));
+  const sel = h(
+    "select",
+    { class: "select select-small", "aria-label": label, onchange: (e) => onchange(e.target.value || null) },
+    options.map(([v, text]) => h("option", { value: v, text, selected: (value || "") === v })),
+  );
   return sel;
 }
 
@@ -42,7 +55,9 @@ async function choose(server, tool, choice, label) {
     await api.call("approval.set", tool ? { server, tool, choice } : { server, choice });
     await store.refreshSettings();
     label.textContent = `Tool approvals (${summary(saved(server))})`;
-  } catch (err) { toastError(err); }
+  } catch (err) {
+    toastError(err);
+  }
 }
 
 // Settings may arrive after the cards (both load at start) or change in Settings: relabel the folds.
@@ -57,32 +72,55 @@ store.on("settings", () => {
 export function approvalsFold(s) {
   const body = h("div", { class: "server-approvals-body stack" });
   const label = h("span", { class: "server-approvals-label", text: `Tool approvals (${summary(saved(s.name))})` });
-  const fold = h("details", { class: "fold server-approvals", "data-server": s.name },
-    h("summary", {}, icon("chevron", { size: 14 }), label), body);
+  const fold = h(
+    "details",
+    { class: "fold server-approvals", "data-server": s.name },
+    h("summary", {}, icon("chevron", { size: 14 }), label),
+    body,
+  );
   let filled = false;
   const fill = async () => {
     if (filled) return;
     filled = true;
     const rule = saved(s.name); // read when opened: settings have arrived by then
-    clear(body).append(h("div", { class: "server-approvals-row" },
-      h("span", { class: "grow", text: "Every tool of this server" }),
-      choiceSelect(SERVER_CHOICES, rule.default, `Every tool of ${s.name}`, (c) => choose(s.name, null, c, label))));
+    clear(body).append(
+      h(
+        "div",
+        { class: "server-approvals-row" },
+        h("span", { class: "grow", text: "Every tool of this server" }),
+        choiceSelect(SERVER_CHOICES, rule.default, `Every tool of ${s.name}`, (c) => choose(s.name, null, c, label)),
+      ),
+    );
     let tools = [];
     if (s.status === "ready") {
-      try { tools = await api.call("tools.list", { server: s.name }); } catch { tools = []; }
+      try {
+        tools = await api.call("tools.list", { server: s.name });
+      } catch {
+        tools = [];
+      }
     }
     const names = new Set([...Object.keys(rule.tools || {}), ...tools.map((t) => t.name)]);
     const byName = new Map(tools.map((t) => [t.name, t]));
-    if (!names.size) body.append(h("p", { class: "small muted", text: "No tools to list (the server is not connected)." }));
+    if (!names.size)
+      body.append(h("p", { class: "small muted", text: "No tools to list (the server is not connected)." }));
     for (const name of [...names].sort()) {
       const tool = byName.get(name) || { name };
       const words = annotationWords(tool);
-      body.append(h("div", { class: "server-approvals-row", "data-tool": name },
-        h("code", { class: "grow server-approvals-tool", text: name, title: tool.title || tool.description || name }),
-        words ? h("span", { class: "badge badge-neutral", text: words }) : null,
-        choiceSelect(TOOL_CHOICES, (rule.tools || {})[name], `${name} on ${s.name}`, (c) => choose(s.name, name, c, label))));
+      body.append(
+        h(
+          "div",
+          { class: "server-approvals-row", "data-tool": name },
+          h("code", { class: "grow server-approvals-tool", text: name, title: tool.title || tool.description || name }),
+          words ? h("span", { class: "badge badge-neutral", text: words }) : null,
+          choiceSelect(TOOL_CHOICES, (rule.tools || {})[name], `${name} on ${s.name}`, (c) =>
+            choose(s.name, name, c, label),
+          ),
+        ),
+      );
     }
   };
-  fold.addEventListener("toggle", () => { if (fold.open) fill(); });
+  fold.addEventListener("toggle", () => {
+    if (fold.open) fill();
+  });
   return fold;
 }

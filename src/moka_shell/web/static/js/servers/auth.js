@@ -20,7 +20,11 @@ export function authButton(s) {
   // "step-up": signed in, but an operation needed more access (403 insufficient_scope); a new
   // sign-in asks for it.
   if (s.status === "signin" || s.auth === "step-up") {
-    const label = waiting.has(s.name) ? "Waiting for sign-in…" : s.status === "signin" ? "Sign in" : "Sign in for more access";
+    const label = waiting.has(s.name)
+      ? "Waiting for sign-in…"
+      : s.status === "signin"
+        ? "Sign in"
+        : "Sign in for more access";
     const btn = button(label, { small: true, icon: "key", variant: "primary", "data-action": "sign-in" });
     btn.addEventListener("click", () => signIn(s.name, btn));
     return btn;
@@ -32,7 +36,12 @@ export function authButton(s) {
       try {
         await api.call("servers.logout", { name: s.name });
         toast(`Signed out of ${s.name}.`, { tone: "success" });
-      } catch (err) { toastError(err); } finally { btn.disabled = false; store.refreshServers(); }
+      } catch (err) {
+        toastError(err);
+      } finally {
+        btn.disabled = false;
+        store.refreshServers();
+      }
     });
     return btn;
   }
@@ -60,22 +69,49 @@ async function signIn(name, btn, clientId) {
   } catch (err) {
     popup?.close();
     toastError(err);
-  } finally { btn.disabled = false; }
+  } finally {
+    btn.disabled = false;
+  }
 }
 
 // A server that lets no client register itself: the person enters the client id its owner gave.
 function askClientId(name) {
   return new Promise((resolve) => {
     let answer = null;
-    const input = h("input", { class: "input code", id: "sign-in-client-id", autocomplete: "off", spellcheck: "false" });
-    const submit = () => { answer = input.value.trim() || null; dlg.close(); };
-    input.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); submit(); } });
+    const input = h("input", {
+      class: "input code",
+      id: "sign-in-client-id",
+      autocomplete: "off",
+      spellcheck: "false",
+    });
+    const submit = () => {
+      answer = input.value.trim() || null;
+      dlg.close();
+    };
+    input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") {
+        e.preventDefault();
+        submit();
+      }
+    });
     const dlg = openDialog({
-      title: `Client ID for ${name}`, id: "sign-in-client-dialog",
-      body: h("div", { class: "stack" },
-        h("p", { class: "dialog-text", text: `${name} does not let Moka register itself. Ask its owner for a client ID (a public client with the redirect URI http://127.0.0.1/callback) and enter it here.` }),
-        h("label", { class: "field" }, h("span", { class: "field-label", text: "Client ID" }), input)),
-      actions: [button("Cancel", { onclick: () => dlg.close() }), button("Sign in", { variant: "primary", id: "sign-in-client-go", onclick: submit })],
+      title: `Client ID for ${name}`,
+      id: "sign-in-client-dialog",
+      body: h(
+        "div",
+        { class: "stack" },
+        h("p", {
+          class: "dialog-text",
+          text:
+            `${name} does not let Moka register itself. Ask its owner for a client ID (a public client ` +
+            "with the redirect URI http://127.0.0.1/callback) and enter it here.",
+        }),
+        h("label", { class: "field" }, h("span", { class: "field-label", text: "Client ID" }), input),
+      ),
+      actions: [
+        button("Cancel", { onclick: () => dlg.close() }),
+        button("Sign in", { variant: "primary", id: "sign-in-client-go", onclick: submit }),
+      ],
       onClose: () => resolve(answer),
     });
     input.focus();
@@ -85,10 +121,24 @@ function askClientId(name) {
 // When the popup was blocked: a link the person can open themselves.
 function linkDialog(name, url) {
   const dlg = openDialog({
-    title: `Sign in to ${name}`, id: "sign-in-dialog",
-    body: h("div", { class: "stack" },
-      h("p", { class: "dialog-text", text: "Your browser blocked the sign-in window. Open the sign-in page, then come back here." }),
-      h("a", { class: "btn btn-primary", href: url, target: "_blank", rel: "noopener", text: "Open the sign-in page", onclick: () => dlg.close() })),
+    title: `Sign in to ${name}`,
+    id: "sign-in-dialog",
+    body: h(
+      "div",
+      { class: "stack" },
+      h("p", {
+        class: "dialog-text",
+        text: "Your browser blocked the sign-in window. Open the sign-in page, then come back here.",
+      }),
+      h("a", {
+        class: "btn btn-primary",
+        href: url,
+        target: "_blank",
+        rel: "noopener",
+        text: "Open the sign-in page",
+        onclick: () => dlg.close(),
+      }),
+    ),
     actions: [button("Close", { onclick: () => dlg.close() })],
   });
 }

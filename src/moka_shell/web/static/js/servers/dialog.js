@@ -9,6 +9,7 @@ import { button, openDialog, confirmDialog, toast } from "../ui.js";
 import { store } from "../store.js";
 
 const HTTP_TYPES = new Set(["http", "streamable-http", "streamablehttp", "streamable_http", "streamableHttp"]);
+const REPLACING = "Replacing it stops it and uses these settings instead.";
 
 /** Split a command line like a shell would for quotes: `node "my dir/x.js" --flag`. */
 export function splitArgs(text) {
@@ -22,10 +23,20 @@ export function splitArgs(text) {
       if (c === quote) quote = null;
       else if (c === "\\" && quote === '"' && i + 1 < text.length) cur += text[++i];
       else cur += c;
-    } else if (c === '"' || c === "'") { quote = c; has = true; }
-    else if (/\s/.test(c)) { if (cur || has) out.push(cur); cur = ""; has = false; }
-    else if (c === "\\" && i + 1 < text.length) { cur += text[++i]; has = true; }
-    else { cur += c; has = true; }
+    } else if (c === '"' || c === "'") {
+      quote = c;
+      has = true;
+    } else if (/\s/.test(c)) {
+      if (cur || has) out.push(cur);
+      cur = "";
+      has = false;
+    } else if (c === "\\" && i + 1 < text.length) {
+      cur += text[++i];
+      has = true;
+    } else {
+      cur += c;
+      has = true;
+    }
   }
   if (cur || has) out.push(cur);
   return out;
@@ -56,52 +67,121 @@ function parsePairs(text, sep) {
   return out;
 }
 
-const pairsText = (obj, sep) => Object.entries(obj || {}).map(([k, v]) => `${k}${sep}${v}`).join("\n");
+const pairsText = (obj, sep) =>
+  Object.entries(obj || {})
+    .map(([k, v]) => `${k}${sep}${v}`)
+    .join("\n");
 
 function field(label, control, help) {
-  return h("label", { class: "field" }, h("span", { class: "field-label", text: label }), control, help ? h("span", { class: "field-help", text: help }) : null);
+  return h(
+    "label",
+    { class: "field" },
+    h("span", { class: "field-label", text: label }),
+    control,
+    help ? h("span", { class: "field-help", text: help }) : null,
+  );
 }
 
 /** Open the dialog; `existing` ({name, config}) makes it an Edit of that server. */
 export function serverDialog(existing = null) {
   const cfg = existing?.config || {};
   const isHttp = Boolean(cfg.url) || HTTP_TYPES.has(cfg.type);
-  const name = h("input", { class: "input", id: "server-name", placeholder: "my-server", autocomplete: "off", value: existing?.name || "" });
+  const name = h("input", {
+    class: "input",
+    id: "server-name",
+    placeholder: "my-server",
+    autocomplete: "off",
+    value: existing?.name || "",
+  });
   if (existing) name.readOnly = true; // an edit keeps the name; Remove and Add to rename
   const kindStdio = h("input", { type: "radio", name: "server-kind", value: "stdio", checked: !isHttp });
   const kindHttp = h("input", { type: "radio", name: "server-kind", value: "http", checked: isHttp });
-  const command = h("input", { class: "input code", id: "server-command", placeholder: "npx -y @modelcontextprotocol/server-everything", autocomplete: "off",
-    value: cfg.command ? joinArgs([cfg.command, ...(cfg.args || [])]) : "" });
+  const command = h("input", {
+    class: "input code",
+    id: "server-command",
+    placeholder: "npx -y @modelcontextprotocol/server-everything",
+    autocomplete: "off",
+    value: cfg.command ? joinArgs([cfg.command, ...(cfg.args || [])]) : "",
+  });
   const env = h("textarea", { class: "textarea code", id: "server-env", rows: 3, placeholder: "API_KEY=…" });
   env.value = pairsText(cfg.env, "=");
-  const cwd = h("input", { class: "input code", id: "server-cwd", placeholder: "(Moka's own)", autocomplete: "off", value: cfg.cwd || "" });
-  const url = h("input", { class: "input code", id: "server-url", type: "url", placeholder: "http://127.0.0.1:3001/mcp", autocomplete: "off", value: cfg.url || "" });
-  const headers = h("textarea", { class: "textarea code", id: "server-headers", rows: 3, placeholder: "Authorization: Bearer …" });
+  const cwd = h("input", {
+    class: "input code",
+    id: "server-cwd",
+    placeholder: "(Moka's own)",
+    autocomplete: "off",
+    value: cfg.cwd || "",
+  });
+  const url = h("input", {
+    class: "input code",
+    id: "server-url",
+    type: "url",
+    placeholder: "http://127.0.0.1:3001/mcp",
+    autocomplete: "off",
+    value: cfg.url || "",
+  });
+  const headers = h("textarea", {
+    class: "textarea code",
+    id: "server-headers",
+    rows: 3,
+    placeholder: "Authorization: Bearer …",
+  });
   headers.value = pairsText(cfg.headers, ": ");
   // A plugin transport's id; http's spellings are covered by the Remote choice.
-  const type = h("input", { class: "input code", id: "server-type", placeholder: "(stdio or http)", autocomplete: "off",
-    value: cfg.type && !HTTP_TYPES.has(cfg.type) && cfg.type !== "stdio" ? cfg.type : "" });
+  const type = h("input", {
+    class: "input code",
+    id: "server-type",
+    placeholder: "(stdio or http)",
+    autocomplete: "off",
+    value: cfg.type && !HTTP_TYPES.has(cfg.type) && cfg.type !== "stdio" ? cfg.type : "",
+  });
   const error = h("div", { class: "field-error", role: "alert", hidden: true });
-  const stdioPart = h("div", { class: "stack" },
+  const stdioPart = h(
+    "div",
+    { class: "stack" },
     field("Command and arguments", command, "Quote arguments that contain spaces."),
     field("Environment", env, "One NAME=value per line."),
-    field("Working directory", cwd, "Where the command runs."));
-  const httpPart = h("div", { class: "stack", hidden: true }, field("URL", url, "A Streamable HTTP endpoint."), field("Headers", headers, "One Name: value per line."));
-  const more = h("details", { class: "fold", open: Boolean(type.value) }, h("summary", {}, icon("chevron", { size: 14 }), "Advanced"),
-    field("Transport type", type, "Only for a transport a plugin provides."));
-  const sync = () => { stdioPart.hidden = !kindStdio.checked; httpPart.hidden = kindStdio.checked; };
+    field("Working directory", cwd, "Where the command runs."),
+  );
+  const httpPart = h(
+    "div",
+    { class: "stack", hidden: true },
+    field("URL", url, "A Streamable HTTP endpoint."),
+    field("Headers", headers, "One Name: value per line."),
+  );
+  const more = h(
+    "details",
+    { class: "fold", open: Boolean(type.value) },
+    h("summary", {}, icon("chevron", { size: 14 }), "Advanced"),
+    field("Transport type", type, "Only for a transport a plugin provides."),
+  );
+  const sync = () => {
+    stdioPart.hidden = !kindStdio.checked;
+    httpPart.hidden = kindStdio.checked;
+  };
   kindStdio.addEventListener("change", sync);
   kindHttp.addEventListener("change", sync);
   sync();
   const save = button(existing ? "Save" : "Add server", { variant: "primary", id: "server-add-save" });
   const dlg = openDialog({
-    title: existing ? `Edit ${existing.name}` : "Add a server", className: "wide", id: "server-add-dialog",
-    body: h("div", { class: "stack" },
+    title: existing ? `Edit ${existing.name}` : "Add a server",
+    className: "wide",
+    id: "server-add-dialog",
+    body: h(
+      "div",
+      { class: "stack" },
       field("Name", name),
-      h("div", { class: "segmented", role: "radiogroup", "aria-label": "Transport" },
+      h(
+        "div",
+        { class: "segmented", role: "radiogroup", "aria-label": "Transport" },
         h("label", {}, kindStdio, h("span", { text: "Local command (stdio)" })),
-        h("label", {}, kindHttp, h("span", { text: "Remote (HTTP)" }))),
-      stdioPart, httpPart, more, error),
+        h("label", {}, kindHttp, h("span", { text: "Remote (HTTP)" })),
+      ),
+      stdioPart,
+      httpPart,
+      more,
+      error,
+    ),
     actions: [button("Cancel", { onclick: () => dlg.close() }), save],
   });
   (existing ? command : name).focus();
@@ -133,18 +213,26 @@ export function serverDialog(existing = null) {
       const serverName = name.value.trim();
       let replace = Boolean(existing);
       if (!existing && (store.servers || []).some((s) => s.name === serverName)) {
-        replace = await confirmDialog({ title: `Replace ${serverName}?`, danger: true, confirmLabel: "Replace",
-          message: `A server named ${serverName} already exists. Replacing it stops it and uses these settings instead.` });
+        replace = await confirmDialog({
+          title: `Replace ${serverName}?`,
+          danger: true,
+          confirmLabel: "Replace",
+          message: `A server named ${serverName} already exists. ${REPLACING}`,
+        });
         if (!replace) return;
       }
       save.disabled = true;
       await api.call("servers.add", { name: serverName, config, replace });
       dlg.close();
-      toast(existing ? `Saved ${serverName}` : replace ? `Replaced ${serverName}` : `Added ${serverName}`, { tone: "success" });
+      toast(existing ? `Saved ${serverName}` : replace ? `Replaced ${serverName}` : `Added ${serverName}`, {
+        tone: "success",
+      });
       store.refreshServers();
     } catch (err) {
       error.hidden = false;
       error.textContent = err.message;
-    } finally { save.disabled = false; }
+    } finally {
+      save.disabled = false;
+    }
   });
 }

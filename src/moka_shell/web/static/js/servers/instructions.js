@@ -11,8 +11,12 @@ import { toastError } from "../ui.js";
 export function instructionsFold(s) {
   if (!s.instructions) return null;
   const on = s.config?.useInstructions !== false;
-  const box = h("input", { type: "checkbox", checked: on, "data-action": "use-instructions",
-    "aria-label": `Send ${s.name}'s instructions to the model` });
+  const box = h("input", {
+    type: "checkbox",
+    checked: on,
+    "data-action": "use-instructions",
+    "aria-label": `Send ${s.name}'s instructions to the model`,
+  });
   box.addEventListener("change", async () => {
     box.disabled = true;
     try {
@@ -20,12 +24,29 @@ export function instructionsFold(s) {
     } catch (err) {
       box.checked = !box.checked;
       toastError(err);
-    } finally { box.disabled = false; }
+    } finally {
+      box.disabled = false;
+    }
   });
-  return h("details", { class: "fold server-instructions" },
-    h("summary", {}, icon("chevron", { size: 14 }), "Instructions for the model",
-      h("span", { class: `badge badge-${on ? "accent" : "neutral"} server-instructions-state`, text: on ? "Sent" : "Off" })),
+  return h(
+    "details",
+    { class: "fold server-instructions" },
+    h(
+      "summary",
+      {},
+      icon("chevron", { size: 14 }),
+      "Instructions for the model",
+      h("span", {
+        class: `badge badge-${on ? "accent" : "neutral"} server-instructions-state`,
+        text: on ? "Sent" : "Off",
+      }),
+    ),
     h("pre", { class: "block server-instructions-text", text: s.instructions }),
-    h("label", { class: "check-row small" }, box,
-      h("span", { text: "Send these to the model in every chat (labelled as this server's words)" })));
+    h(
+      "label",
+      { class: "check-row small" },
+      box,
+      h("span", { text: "Send these to the model in every chat (labelled as this server's words)" }),
+    ),
+  );
 }

@@ -21,22 +21,50 @@ function describe(u) {
 /** The storage line for server `name`; fills itself in when the usage arrives. */
 export function storageLine(name) {
   const text = h("span", { class: "server-storage-text", text: "…" });
-  const clearBtn = button("Clear", { small: true, variant: "ghost", icon: "trash", "data-action": "clear-storage",
-    title: `Forget what ${name}'s views stored`, disabled: true });
+  const clearBtn = button("Clear", {
+    small: true,
+    variant: "ghost",
+    icon: "trash",
+    "data-action": "clear-storage",
+    title: `Forget what ${name}'s views stored`,
+    disabled: true,
+  });
   const show = (u) => {
     text.textContent = describe(u);
-    text.title = `localStorage: ${amount(u.localUnits)} of ${amount(u.quota)} characters (per server); `
-      + `sessionStorage: ${amount(u.sessionUnits)} (up to ${amount(u.quota)} per view)`;
+    text.title =
+      `localStorage: ${amount(u.localUnits)} of ${amount(u.quota)} characters (per server); ` +
+      `sessionStorage: ${amount(u.sessionUnits)} (up to ${amount(u.quota)} per view)`;
     clearBtn.disabled = !(u.localItems + u.sessionItems);
   };
   clearBtn.addEventListener("click", async () => {
-    const ok = await confirmDialog({ title: `Clear ${name}'s stored data?`, danger: true, confirmLabel: "Clear",
-      message: "Its views lose what they saved (drawings, positions, form input). Open views see empty storage at once." });
+    const ok = await confirmDialog({
+      title: `Clear ${name}'s stored data?`,
+      danger: true,
+      confirmLabel: "Clear",
+      message:
+        "Its views lose what they saved (drawings, positions, form input). Open views see empty storage at once.",
+    });
     if (!ok) return;
     clearBtn.disabled = true;
-    try { show(await api.call("storage.clear", { server: name })); } catch (err) { toastError(err); clearBtn.disabled = false; }
+    try {
+      show(await api.call("storage.clear", { server: name }));
+    } catch (err) {
+      toastError(err);
+      clearBtn.disabled = false;
+    }
   });
-  api.call("storage.usage", { server: name }).then(show).catch(() => { text.textContent = "—"; });
-  return h("div", { class: "server-storage", "data-server": name },
-    h("span", { class: "server-storage-label", text: "Storage" }), text, h("span", { class: "grow" }), clearBtn);
+  api
+    .call("storage.usage", { server: name })
+    .then(show)
+    .catch(() => {
+      text.textContent = "—";
+    });
+  return h(
+    "div",
+    { class: "server-storage", "data-server": name },
+    h("span", { class: "server-storage-label", text: "Storage" }),
+    text,
+    h("span", { class: "grow" }),
+    clearBtn,
+  );
 }
