@@ -148,7 +148,7 @@ async def test_app_message_image_reaches_both_providers(paths: Paths, monkeypatc
             await app.stop()
     user = [m for m in srv.requests[0]["messages"] if m["role"] == "user"][-1]
     assert openai_images(user) == [f"data:image/png;base64,{PNG}"]
-    assert "Message from the open_playground app" in user["content"][0]["text"]
+    assert "Message from the app \"open_playground\"" in user["content"][0]["text"]
     pytest.importorskip("moka_anthropic")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant")
     with FakeAnthropicServer() as asrv:

@@ -55,7 +55,7 @@ def test_ui_message_from_a_view_runs_the_agent_with_model_context(moka_factory) 
         page.wait_for_selector('.msg[data-role="assistant"]:has-text("Got your message.")', timeout=15000)
     sent = json.dumps(srv.requests[0]["messages"])
     assert "please summarise the playground" in sent
-    assert "Context from the moka-demo/open_playground app view" in sent
+    assert "Context from the app \\\"open_playground\\\" of server \\\"moka-demo\\\"" in sent
 
 
 def test_runner_form_with_nested_objects_and_arrays(moka_factory) -> None:  # type: ignore[no-untyped-def]

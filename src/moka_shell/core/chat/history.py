@@ -52,7 +52,8 @@ def context_preamble(context: dict[str, Any], accepts: frozenset[str] = frozense
         body = out.text()
         if "structuredContent" in item:
             body += ("\n" if body else "") + json.dumps(item["structuredContent"], default=str)
-        parts.append(f"[Context from the {item['server']}/{item['tool']} app view]\n{body}")
+        parts.append(quoted_block(f"Context from the app {_name(item['tool'])} of server {_name(item['server'])}",
+                                  body, "End of the app's context"))
         media += out.media
     return "\n\n".join(parts), media
 
@@ -75,10 +76,27 @@ def app_message_text(blocks: list[dict[str, Any]]) -> str:
     return "\n\n".join(p for p in parts if p) or "(an empty message)"
 
 
+def _name(value: Any) -> str:
+    # A tool's name is the server's to choose: quoted as JSON, so no line break or bracket of it ends the marker.
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+def quoted_block(head: str, text: str, end: str) -> str:
+    """``text`` from an app between markers it cannot forge: every one of its lines starts with ``> ``.
+
+    An app that writes the end marker and then "the person says …" only writes more quoted lines, so
+    the block ends at the first line without the prefix, which Moka alone writes (finding G6).
+    ``splitlines`` breaks at every line boundary a model may read as one (CR, U+2028, form feed…).
+    """
+    lines = text.splitlines() or [""]
+    quoted = "\n".join("> " + line for line in lines)
+    return f"[{head}, not from the person; each of its lines starts with \"> \"]\n{quoted}\n[{end}]"
+
+
 def app_message_for_model(text: str, app: dict[str, Any]) -> str:
     """An app's message as the model reads it: marked as the app's, so it is never taken for the person's."""
-    return (f"[Message from the {app.get('tool')} app of server {app.get('server')}, not from the person]\n"
-            f"{text}\n[End of the app's message]")
+    return quoted_block(f"Message from the app {_name(app.get('tool'))} of server {_name(app.get('server'))}",
+                        text, "End of the app's message")
 
 
 def _user_message(msg: dict[str, Any], accepts: frozenset[str], files: Files | None) -> ChatMessage:
