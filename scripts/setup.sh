@@ -22,6 +22,8 @@ APT_PACKAGES=(
   xvfb xauth git ca-certificates
   # the desktop test under Xvfb presses real keys
   xdotool
+  # tests/test_desktop_actions.py hands a server's text to the real notify-send
+  libnotify-bin
 )
 
 need_apt=()

@@ -54,5 +54,5 @@ def test_window_title_menu_shortcut_icon_and_notification(tmp_path: Path, xvfb: 
         if record.exists():
             break
         time.sleep(0.1)
-    assert record.read_text().split("\n")[:3] == ["--app-name=Moka", "Moka", "The reply is ready."]
+    assert record.read_text().split("\n")[:4] == ["--app-name=Moka", "--", "Moka", "The reply is ready."]
     assert shot.exists() and shot.stat().st_size > 10_000

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import json
 import shutil
 import subprocess
 import sys
@@ -14,6 +13,21 @@ from pathlib import Path
 from typing import Any
 
 from moka_shell.shells.desktop import qt as desktop_qt
+
+
+BROWSER_SCHEMES = ("http://", "https://", "mailto:")
+
+
+def open_in_browser(url: str) -> bool:
+    """Hand ``url`` to the default browser on a thread; False (and nothing run) unless it is a link.
+
+    ``webbrowser`` puts the URL on a command line (``xdg-open URL``, a browser's own); one that
+    starts with a scheme can never be read as an option there.
+    """
+    if not url.lower().startswith(BROWSER_SCHEMES):
+        return False
+    threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+    return True
 
 
 class DesktopActions:
@@ -58,11 +72,15 @@ class DesktopActions:
 
     def notify(self, title: str, body: str) -> bool:
         """A desktop notification through the platform's own tool; False when there is none."""
+        # Title and body are a server's words: after "--" neither can be read as an option
+        # (a body "-?" or "--app-name=Your Bank" was one; finding G8). osascript takes them as
+        # the script's arguments, never as script text.
         if sys.platform.startswith("linux") and shutil.which("notify-send"):
-            command = ["notify-send", "--app-name=Moka", title, body]
+            command = ["notify-send", "--app-name=Moka", "--", title, body]
         elif sys.platform == "darwin":
-            script = f"display notification {json.dumps(body)} with title {json.dumps(title)}"
-            command = ["osascript", "-e", script]
+            command = ["osascript", "-e", "on run argv", "-e",
+                       "display notification (item 2 of argv) with title (item 1 of argv)",
+                       "-e", "end run", "--", title, body]
         else:
             return False
         try:
@@ -73,7 +91,7 @@ class DesktopActions:
 
     def open_link(self, url: str) -> None:
         """Open the link in the default browser (off the core loop: it may take a while)."""
-        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+        open_in_browser(url)
 
     async def save_download(self, file: dict[str, Any]) -> None:
         """Ask where to save a view's download with the native dialog, then write it."""

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import threading
-import webbrowser
 from typing import TYPE_CHECKING, Any
 
 from moka_shell.shells.desktop import qt as desktop_qt
+from moka_shell.shells.desktop.actions import open_in_browser
 
 if TYPE_CHECKING:
     from moka_shell.shells.core_thread import CoreThread
@@ -73,4 +72,4 @@ class DesktopCommands:
 
     def open_url(self, url: str) -> None:
         """Open a link in the default browser."""
-        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+        open_in_browser(url)
