@@ -81,7 +81,7 @@ def drive(core: Any, window: Any) -> None:
     OUT["screenshot"] = Path(sys.argv[2]).exists()
     # How the page reaches the core: no js_api function, the connection badge online.
     OUT["page_has_js_api"] = window.run_js("String(Boolean(window.pywebview && window.pywebview.api && window.pywebview.api.rpc))")
-    OUT["page_gc"] = window.run_js("typeof window.gc")  # views.js collects after parking (shells/desktop/run.py)
+    OUT["page_gc"] = window.run_js("typeof window.gc")  # js/views/host.js collects after parking (shells/desktop/run.py)
     OUT["keepalive_frames"] = window.run_js("document.querySelectorAll('.sandbox-keepalive').length")
     OUT["conn_status"] = window.run_js("document.querySelector('#conn') && document.querySelector('#conn').dataset.status")
     probe_view(core)

@@ -17,7 +17,7 @@ def prepare_qt_environment(*, offscreen_without_display: bool = False) -> None:
         flags.append("--no-sandbox")
     # QtWebEngine runs the page and every view in one renderer, and V8 seldom runs a full
     # collection there on its own: a parked view's memory stayed until the app quit (100 views
-    # took 3.6 GB). With gc() exposed, views.js collects once after views are parked or closed
+    # took 3.6 GB). With gc() exposed, js/views/host.js collects once after views are parked or closed
     # (docs/performance.md §4). A view can call it too; that costs it CPU time, nothing more.
     if not any(f.startswith("--js-flags") for f in flags):
         flags.append("--js-flags=--expose-gc")

@@ -253,7 +253,7 @@ class WebServer:
 
     async def _warm_page(self, request: Request) -> Response:
         # An empty document that runs and loads nothing: the page keeps one in a sandboxed frame
-        # so the browser's process for sandboxed frames stays up between views (views.js).
+        # so the browser's process for sandboxed frames stays up between views (js/views/host.js).
         return HTMLResponse(WARM_PAGE, headers={**NO_STORE, "Content-Security-Policy": "default-src 'none'; sandbox",
                                                 "X-Content-Type-Options": "nosniff"})
 

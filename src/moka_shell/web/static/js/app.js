@@ -14,12 +14,12 @@ import { initShortcuts, MOD } from "./shortcuts.js";
 import { initNotifications } from "./notify.js";
 import { initConfigEvents } from "./config-events.js";
 import { initProblems } from "./app-problems.js";
-import { viewHost } from "./views.js";
-import chat from "./chat.js";
+import { viewHost } from "./views/host.js";
+import chat from "./chat/screen.js";
 import runner from "./runner.js";
 import servers from "./servers/screen.js";
-import inspector from "./inspector.js";
-import settings from "./settings.js";
+import inspector from "./inspector/screen.js";
+import settings from "./settings/screen.js";
 
 const SCREENS = [chat, runner, servers, inspector, settings];
 // A browser-mode pop-out window is this same page opened as /?token=…&view=<viewId>.

@@ -6,14 +6,14 @@
 // page for the current filters, then older pages as the person scrolls up or asks for them.
 // Filters and search run in the core (inspector.page); live events are appended here.
 
-import { api } from "./api.js";
-import { h, append, clear, debounce, downloadBlob, copyText } from "./dom.js";
-import { saveSessionButton } from "./view-session.js";
-import { icon } from "./icons.js";
-import { button, iconButton, toast, toastError } from "./ui.js";
-import { jsonView } from "./json.js";
-import { ARROW, matches, methodOf, summaryOf, timeOf } from "./inspector-events.js";
-import { Exchanges, curlFor, durationText, isRequest, statusOf } from "./inspector-pairs.js";
+import { api } from "../api.js";
+import { h, append, clear, debounce, downloadBlob, copyText } from "../dom.js";
+import { saveSessionButton } from "../views/session.js";
+import { icon } from "../icons.js";
+import { button, iconButton, toast, toastError } from "../ui.js";
+import { jsonView } from "../json.js";
+import { ARROW, matches, methodOf, summaryOf, timeOf } from "./events.js";
+import { Exchanges, curlFor, durationText, isRequest, statusOf } from "./pairs.js";
 
 const ROW = 30; // px; fixed so the list can compute positions without measuring
 const OVERSCAN = 12;

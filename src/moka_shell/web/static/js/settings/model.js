@@ -2,11 +2,11 @@
 // "Test connection" (the endpoint's models, which turn the Model field into a picker) and the
 // API key, whose badge says truthfully where the key comes from.
 
-import { api } from "./api.js";
-import { h } from "./dom.js";
-import { icon } from "./icons.js";
-import { button, badge, toast, toastError } from "./ui.js";
-import { store } from "./store.js";
+import { api } from "../api.js";
+import { h } from "../dom.js";
+import { icon } from "../icons.js";
+import { button, badge, toast, toastError } from "../ui.js";
+import { store } from "../store.js";
 
 const OTHER = "__other__";
 let keyProblem = null; // {backend, message}: the last failed save, shown again after the card re-renders

@@ -1,9 +1,9 @@
 // Small pieces of the chat thread: errors and notes in place, model-context markers, and
 // the text of a message whatever shape its content has.
 
-import { h } from "./dom.js";
-import { icon } from "./icons.js";
-import { button } from "./ui.js";
+import { h } from "../dom.js";
+import { icon } from "../icons.js";
+import { button } from "../ui.js";
 
 export const textOf = (content) =>
   typeof content === "string"

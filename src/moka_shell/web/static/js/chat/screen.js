@@ -1,20 +1,20 @@
 // The Chat screen: conversation threads, tool-call cards with their views mounted underneath,
 // model-context markers, errors in place, Stop, and the events from the core. A message is
-// chat-messages.js (text, attachments, Copy / Edit / Regenerate / Continue); the box you type
+// messages.js (text, attachments, Copy / Edit / Regenerate / Continue); the box you type
 // in is composer.js.
 
-import { api } from "./api.js";
-import { h, clear } from "./dom.js";
-import { icon } from "./icons.js";
-import { button, toast, toastError } from "./ui.js";
-import { createToolCard, updateToolCard, toolCardViews } from "./toolcard.js";
+import { api } from "../api.js";
+import { h, clear } from "../dom.js";
+import { icon } from "../icons.js";
+import { button, toast, toastError } from "../ui.js";
+import { createToolCard, updateToolCard, toolCardViews } from "../toolcard.js";
 import { createSidebar } from "./conversations.js";
 import { renderWelcome } from "./welcome.js";
-import { reopen } from "./views.js";
-import { errorBlock, contextMarker, textOf } from "./chat-parts.js";
-import { store } from "./store.js";
+import { reopen } from "../views/host.js";
+import { errorBlock, contextMarker, textOf } from "./parts.js";
+import { store } from "../store.js";
 import { createComposer } from "./composer.js";
-import { createModelPicker } from "./composer-model.js";
+import { createModelPicker } from "./model-picker.js";
 import { attachMenus } from "./composer-menu.js";
 import {
   ensureMsg,
@@ -24,7 +24,7 @@ import {
   refreshActions,
   renderActions,
   interruptedNote,
-} from "./chat-messages.js";
+} from "./messages.js";
 
 const convs = new Map(); // conversationId -> Conv (threads stay in the DOM so their views live on)
 let draft = null; // the unsent "new chat" thread

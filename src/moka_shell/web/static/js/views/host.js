@@ -2,10 +2,10 @@
 // JSON-RPC messages to the core (docs/bridge-api.md, "The view path"). Also owns the host
 // controls around a view: display modes, close, failure cards and the many-views signals.
 
-import { api } from "./api.js";
-import { h, clear } from "./dom.js";
-import { spinner, toastError } from "./ui.js";
-import { store } from "./store.js";
+import { api } from "../api.js";
+import { h, clear } from "../dom.js";
+import { spinner, toastError } from "../ui.js";
+import { store } from "../store.js";
 import {
   buildCard,
   fillModeButtons,
@@ -15,7 +15,7 @@ import {
   fillNote,
   problemStrip,
   closedNote,
-} from "./view-card.js";
+} from "./card.js";
 
 const views = new Map(); // viewId -> record
 const byWindow = new Map(); // proxy WindowProxy -> record (the only windows we listen to)

@@ -2,10 +2,10 @@
 // The list comes a page at a time (keyed on the last conversation shown, so none is skipped
 // or repeated); scrolling to its end loads the next, and search reaches every conversation.
 
-import { api } from "./api.js";
-import { h, clear, debounce, downloadText, relativeTime } from "./dom.js";
-import { icon } from "./icons.js";
-import { iconButton, showMenu, promptDialog, confirmDialog, toastError, toast } from "./ui.js";
+import { api } from "../api.js";
+import { h, clear, debounce, downloadText, relativeTime } from "../dom.js";
+import { icon } from "../icons.js";
+import { iconButton, showMenu, promptDialog, confirmDialog, toastError, toast } from "../ui.js";
 
 const PAGE = 100;
 

@@ -1,9 +1,9 @@
 // "Save this view's session": the Inspector's button that downloads a view's recording
 // (core/views/recording.py), to attach to a bug report or replay with `moka replay FILE`.
 
-import { api } from "./api.js";
-import { downloadBlob } from "./dom.js";
-import { button, toast, toastError } from "./ui.js";
+import { api } from "../api.js";
+import { downloadBlob } from "../dom.js";
+import { button, toast, toastError } from "../ui.js";
 
 /** The button for the view `viewId`. */
 export function saveSessionButton(viewId) {

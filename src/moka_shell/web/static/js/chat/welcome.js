@@ -1,11 +1,11 @@
 // The first-run card in an empty chat: three short steps with buttons when no model backend is
 // set up yet, then the configured servers' tools with shortcuts into the Tool runner.
 
-import { api } from "./api.js";
-import { h } from "./dom.js";
-import { icon } from "./icons.js";
-import { button, badge, toastError } from "./ui.js";
-import { store } from "./store.js";
+import { api } from "../api.js";
+import { h } from "../dom.js";
+import { icon } from "../icons.js";
+import { button, badge, toastError } from "../ui.js";
+import { store } from "../store.js";
 
 const MAX_TOOLS = 6;
 

@@ -1,10 +1,10 @@
 // The composer: the message box, attachments (paste, drop or pick files; shown as chips),
-// the model picker of this conversation (composer-model.js), Send and Stop.
+// the model picker of this conversation (model-picker.js), Send and Stop.
 // Enter sends, Shift+Enter breaks the line.
 
-import { h, clear } from "./dom.js";
-import { icon } from "./icons.js";
-import { iconButton, toast } from "./ui.js";
+import { h, clear } from "../dom.js";
+import { icon } from "../icons.js";
+import { iconButton, toast } from "../ui.js";
 
 export const MAX_FILE = 8 * 1024 * 1024; // the core's caps (core/chat/media.py), said here before a file is read
 export const MAX_TOTAL = 10 * 1024 * 1024;

@@ -4,11 +4,11 @@
 // resources and resource templates; picking one reads it and attaches its contents, which then
 // reach the model with the message.
 
-import { api } from "./api.js";
-import { h, clear, debounce } from "./dom.js";
-import { icon } from "./icons.js";
-import { button, toastError } from "./ui.js";
-import { store } from "./store.js";
+import { api } from "../api.js";
+import { h, clear, debounce } from "../dom.js";
+import { icon } from "../icons.js";
+import { button, toastError } from "../ui.js";
+import { store } from "../store.js";
 
 /** Fuzzy match: every character of `q` in order; a lower score is a better match (0 = prefix). */
 export function fuzzy(q, text) {

@@ -1,16 +1,16 @@
 // The DOM around a view: its card (header with title, origin, state and host controls), and
 // the cards that replace the frame when it cannot be shown (failed, parked, in its own
-// window). Pure builders: js/views.js owns the frames and decides which one to show.
+// window). Pure builders: host.js owns the frames and decides which one to show.
 
-import { h, clear } from "./dom.js";
-import { icon, hasIcon } from "./icons.js";
-import { button, iconButton } from "./ui.js";
+import { h, clear } from "../dom.js";
+import { icon, hasIcon } from "../icons.js";
+import { button, iconButton } from "../ui.js";
 
 const modeIcon = (m) => (hasIcon(m.id) ? m.id : hasIcon(m.wireMode) ? m.wireMode : "app");
 
 /**
  * The card for a view. `on` holds the host actions: inspect(), close(), mode(id).
- * Returns the parts views.js updates: {slot, note, card, head, status, modes, body}.
+ * Returns the parts views/host.js updates: {slot, note, card, head, status, modes, body}.
  */
 export function buildCard(data, on) {
   const parts = {};

@@ -2,17 +2,17 @@
 // attachments, and its actions: Copy, Edit (the person's own), Regenerate (the last answer),
 // and Continue on a reply a crash cut off.
 
-import { api } from "./api.js";
-import { h, clear, copyText } from "./dom.js";
-import { icon } from "./icons.js";
-import { button, iconButton, toast, toastError, confirmDialog } from "./ui.js";
-import { renderMarkdown } from "./markdown.js";
+import { api } from "../api.js";
+import { h, clear, copyText } from "../dom.js";
+import { icon } from "../icons.js";
+import { button, iconButton, toast, toastError, confirmDialog } from "../ui.js";
+import { renderMarkdown } from "../markdown.js";
 import { attachmentChip } from "./composer.js";
 
 let follow = () => {};
 let isRunning = () => false;
 
-/** Called once by chat.js: how to keep the thread in view and whether a conversation is busy. */
+/** Called once by chat/screen.js: how to keep the thread in view and whether a conversation is busy. */
 export function initMessages(opts) {
   follow = opts.follow;
   isRunning = opts.isRunning;

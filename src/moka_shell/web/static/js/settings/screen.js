@@ -1,13 +1,13 @@
-// Settings: model backend, base URL, model and API key (settings-model.js), theme and
+// Settings: model backend, base URL, model and API key (model.js), theme and
 // light/dark mode, and what app views may do without asking.
 
-import { api } from "./api.js";
-import { h, clear } from "./dom.js";
-import { icon } from "./icons.js";
-import { toastError } from "./ui.js";
-import { store } from "./store.js";
-import { applyTheme } from "./theme.js";
-import { modelRows, row } from "./settings-model.js";
+import { api } from "../api.js";
+import { h, clear } from "../dom.js";
+import { icon } from "../icons.js";
+import { toastError } from "../ui.js";
+import { store } from "../store.js";
+import { applyTheme } from "../theme.js";
+import { modelRows, row } from "./model.js";
 
 const CONSENT = [
   ["open_link", "Open links", "An app opens a web page in your browser."],

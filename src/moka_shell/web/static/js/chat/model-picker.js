@@ -2,11 +2,11 @@
 // with it), and its own system prompt. A new chat keeps the choice here until its first message
 // creates the conversation; an existing one is changed at once (conversations.configure).
 
-import { api } from "./api.js";
-import { h, clear } from "./dom.js";
-import { icon } from "./icons.js";
-import { button, toastError } from "./ui.js";
-import { store } from "./store.js";
+import { api } from "../api.js";
+import { h, clear } from "../dom.js";
+import { icon } from "../icons.js";
+import { button, toastError } from "../ui.js";
+import { store } from "../store.js";
 
 export function createModelPicker({ getConv }) {
   let draft = {}; // the unsent chat's choice: {backend, model, systemPrompt}
