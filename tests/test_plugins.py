@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from moka_shell import AgentRequest, BaseBackend, Done, RegisterBackend, RegisterDisplayMode, RegisterTheme, TextDelta
+from moka_shell import (AgentRequest, BaseBackend, Done, PluginApp, RegisterBackend, RegisterDisplayMode, RegisterTheme,
+                        TextDelta)
 from moka_shell import hookimpl, hookspecs
 from moka_shell.config import MokaConfig, ServerConfig
 from moka_shell.core.app import MokaApp
@@ -313,7 +314,7 @@ async def test_hook_moka_startup(paths: Paths) -> None:
         __name__ = "startup"
 
         @hookimpl
-        def moka_startup(self, app: MokaApp) -> None:
+        def moka_startup(self, app: PluginApp) -> None:
             """Record which servers exist when Moka has started."""
             seen.append(("startup", sorted(app.servers.connections)))
 
@@ -331,7 +332,7 @@ async def test_hook_moka_shutdown(paths: Paths) -> None:
         __name__ = "shutdown"
 
         @hookimpl
-        def moka_shutdown(self, app: MokaApp) -> None:
+        def moka_shutdown(self, app: PluginApp) -> None:
             """Record the demo server's status as Moka stops."""
             seen.append(app.servers.get("moka-demo").status)
 

@@ -11,7 +11,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover - the same names, eagerly, for type checkers
-    from moka_shell.hookspecs import RegisterBackend, RegisterDisplayMode, RegisterTheme, RegisterTransport, hookimpl
+    from moka_shell.hookspecs import (PluginApp, RegisterBackend, RegisterDisplayMode, RegisterTheme,
+                                      RegisterTransport, hookimpl)
     from moka_shell.core.chat.backends import (
         AgentBackend,
         AgentEvent,
@@ -33,12 +34,12 @@ if TYPE_CHECKING:  # pragma: no cover - the same names, eagerly, for type checke
     from moka_shell.core.views.display import DisplayMode, WireMode
     from moka_shell.errors import AgentError, MokaError, NeedsKeyError, PluginError, ProviderError
 
-__version__ = "0.1.0"
+from moka_shell.version import __version__
 
 # Public name → the module that defines it (loaded by __getattr__ on first access).
 _LAZY: dict[str, str] = {
-    **dict.fromkeys(["hookimpl", "RegisterBackend", "RegisterDisplayMode", "RegisterTheme", "RegisterTransport"],
-                    "moka_shell.hookspecs"),
+    **dict.fromkeys(["hookimpl", "PluginApp", "RegisterBackend", "RegisterDisplayMode", "RegisterTheme",
+                     "RegisterTransport"], "moka_shell.hookspecs"),
     **dict.fromkeys(
         ["AgentBackend", "AgentEvent", "AgentRequest", "BackendOptions", "BaseBackend", "ChatMessage", "Done",
          "ModelTool", "TextDelta", "ToolCallDelta", "ToolCallEnd", "ToolCallRecord", "ToolCallStart", "Usage"],

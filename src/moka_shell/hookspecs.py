@@ -10,14 +10,15 @@ objects a plugin registers. Every hook call runs on a worker thread with a deadl
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+import asyncio
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pluggy
 
 if TYPE_CHECKING:  # pragma: no cover - imports for annotations only; `import moka_shell` stays light
-    from moka_shell.core.app import MokaApp
     from moka_shell.core.chat.backends import AgentBackend
+    from moka_shell.core.mcp.catalog import ToolEntry
     from moka_shell.core.mcp.transport import Transport
     from moka_shell.core.themes import ThemeProvider
     from moka_shell.core.views.display import DisplayMode
@@ -31,6 +32,66 @@ RegisterTransport = Callable[["Transport"], None]
 RegisterBackend = Callable[["AgentBackend"], None]
 RegisterTheme = Callable[["ThemeProvider"], None]
 RegisterDisplayMode = Callable[["DisplayMode"], None]
+
+
+
+class PluginServer(Protocol):
+    """One configured MCP server, as a plugin sees it."""
+
+    @property
+    def name(self) -> str:
+        """The server's name in the config."""
+        ...
+
+    @property
+    def status(self) -> str:
+        """``connecting``, ``ready``, ``failed``, ``stopped``, ``disabled`` or ``signin``."""
+        ...
+
+    @property
+    def tools(self) -> Mapping[str, ToolEntry]:
+        """The server's tools by name (empty until it is ready)."""
+        ...
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None, *,
+                        timeout: float | None = None) -> dict[str, Any]:
+        """Call a tool of the ready server; the wire ``CallToolResult``, size-capped (on the core loop)."""
+        ...
+
+
+class PluginServers(Protocol):
+    """Every configured MCP server."""
+
+    @property
+    def connections(self) -> Mapping[str, PluginServer]:
+        """Each server by name."""
+        ...
+
+    def get(self, name: str) -> PluginServer:
+        """The server named ``name`` (``UnknownServerError`` if there is none)."""
+        ...
+
+
+class PluginApp(Protocol):
+    """What ``moka_startup`` and ``moka_shutdown`` give a plugin: the core loop, the servers, the events.
+
+    The running Moka has more, but this is the part a plugin may rely on from one version to the next.
+    """
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The core loop (set before ``moka_startup`` runs): start work with ``run_coroutine_threadsafe``."""
+        ...
+
+    @property
+    def servers(self) -> PluginServers:
+        """The configured MCP servers."""
+        ...
+
+    def subscribe(self, listener: Callable[[str, Any], None]) -> Callable[[], None]:
+        """Call ``listener(event, data)`` for every event pushed to the UI (on the core loop); returns how to stop."""
+        ...
+
 
 # ---- registration hooks ---------------------------------------------------------------------
 
@@ -90,20 +151,20 @@ def register_display_modes(register: RegisterDisplayMode) -> None:
 
 
 @hookspec
-def moka_startup(app: MokaApp) -> None:
+def moka_startup(app: PluginApp) -> None:
     """Called once after the servers have started connecting, on a worker thread (5 s deadline).
 
     To start work on the core loop, use ``asyncio.run_coroutine_threadsafe(coro, app.loop)``.
 
-    :param app: the running application
+    :param app: the running application (what a plugin may use of it: ``PluginApp``)
     """
 
 
 @hookspec
-def moka_shutdown(app: MokaApp) -> None:
+def moka_shutdown(app: PluginApp) -> None:
     """Called once before Moka stops, on a worker thread (5 s deadline).
 
-    :param app: the running application
+    :param app: the running application (what a plugin may use of it: ``PluginApp``)
     """
 
 

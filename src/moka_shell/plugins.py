@@ -23,6 +23,8 @@ import pluggy
 from moka_shell import hook_deadline, hookspecs
 from moka_shell.errors import PluginError
 from moka_shell.hook_deadline import DECISION_TIMEOUT, HOOK_TIMEOUT, HookTimeout
+from moka_shell.registered import Registered
+from moka_shell.version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover - the contracts, for annotations only
     from moka_shell.core.chat.backends import AgentBackend
@@ -78,14 +80,6 @@ class PluginInfo:
     blocked: bool = False  # it once blocked past a hook's deadline and is not called any more
 
 
-@dataclass
-class Registered(Generic[T]):
-    """An object a plugin registered, with the plugin it came from."""
-
-    obj: T
-    plugin: str
-
-
 def _builtin_modules() -> list[ModuleType]:
     # Static imports so PyInstaller's analysis sees every built-in plugin.
     from moka_shell.builtins import backends_openai, display_modes, themes, transport_sse, transports
@@ -105,8 +99,6 @@ class PluginHost:
         self._tracing = bool(os.environ.get("MOKA_TRACE_PLUGINS"))  # read once: hooks run on hot paths
         self.pm.add_hookspecs(hookspecs)
         self.infos: dict[str, PluginInfo] = {}
-        from moka_shell import __version__
-
         for module in _builtin_modules():
             name = module.__name__.rsplit(".", 1)[-1]
             self.pm.register(module, name=f"moka.{name}")

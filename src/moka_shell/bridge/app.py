@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-from moka_shell import __version__
+from moka_shell.version import __version__
 from moka_shell.bridge.params import Params, opt_str, req_str
 from moka_shell.core.views.host_context import INLINE_MAX_HEIGHT, INLINE_MIN_HEIGHT
 

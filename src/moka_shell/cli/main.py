@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from moka_shell import __version__
+from moka_shell.version import __version__
 from moka_shell.errors import MokaError, UsageError
 
 Command = Callable[[argparse.Namespace], int]

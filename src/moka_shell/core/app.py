@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from moka_shell.config import ApprovalMode, ConfigFile, MokaConfig
 from moka_shell.core.chat.approval import Approvals
@@ -34,7 +34,11 @@ from moka_shell.core.views.host import HANDSHAKE_TIMEOUT, ViewHost
 from moka_shell.errors import MokaError, StoreDamagedError, StoreError
 from moka_shell.inspector import Inspector
 from moka_shell.paths import Paths
-from moka_shell.plugins import PluginHost, Registered
+from moka_shell.plugins import PluginHost
+from moka_shell.registered import Registered
+
+if TYPE_CHECKING:
+    from moka_shell.hookspecs import PluginApp
 
 log = logging.getLogger("moka")
 Listener = Callable[[str, Any], None]
@@ -99,6 +103,11 @@ class MokaApp:
     def endpoints(self) -> Endpoints:
         """Where the UI and the sandbox are served (the view host's copy is the one)."""
         return self.view_host.endpoints
+
+    @property
+    def for_plugins(self) -> PluginApp:
+        """This app as the lifecycle hooks give it to plugins (mypy holds MokaApp to that promise)."""
+        return self
 
     # ---- events ------------------------------------------------------------------------------
 
@@ -170,18 +179,19 @@ class MokaApp:
                                    inspector=self.inspector, approvals=self.approvals)
             self.view_host.chat = self.chat
             self.view_host.retention.records = self.store.view  # parked views read their data back from here
-            self.servers.sampler = ServerSampling(self.chat, self.consent.ask, self.inspector)
+            self.servers.sampler = ServerSampling(chat=self.chat, consent=self.consent.ask, approvals=self.approvals,
+                                                  config=self.config, inspector=self.inspector)
         self.problems = [*self.servers.load(wanted), *([self.store_problem] if self.store_problem else [])]
         self.servers.start_all()
         if servers is None and self.config_watch is not None:
             self.config_watch.start()  # a run limited to some servers (moka check) ignores the rest
         self.loop = asyncio.get_running_loop()
         # On a worker thread with a deadline: a plugin that blocks here is named and skipped.
-        await self.plugins.call_each_async("moka_startup", app=self)
+        await self.plugins.call_each_async("moka_startup", app=self.for_plugins)
 
     async def stop(self) -> None:
         """Tear down views, stop servers, flush the inspector."""
-        await self.plugins.call_each_async("moka_shutdown", app=self)
+        await self.plugins.call_each_async("moka_shutdown", app=self.for_plugins)
         if self.config_watch is not None:
             await self.config_watch.stop()
         try:

@@ -13,7 +13,7 @@ from moka_shell.errors import InvalidParamsError
 
 if TYPE_CHECKING:
     from moka_shell.config import MokaConfig
-    from moka_shell.plugins import Registered
+    from moka_shell.registered import Registered
 
 Mode = Literal["light", "dark"]
 

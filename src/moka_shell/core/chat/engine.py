@@ -42,7 +42,7 @@ from moka_shell.core.views.host import ViewHost
 from moka_shell.core.views.view import View
 from moka_shell.errors import AgentError, MokaError, NeedsKeyError, ProviderError, StoreError, UnknownBackendError
 from moka_shell.inspector import Inspector
-from moka_shell.plugins import Registered
+from moka_shell.registered import Registered
 
 log = logging.getLogger("moka.chat")
 PARTIAL_INTERVAL = 0.05

@@ -10,7 +10,7 @@ from moka_shell.config import AgentSettings
 from moka_shell.core.chat.backends import AgentBackend, AgentRequest, ChatMessage
 from moka_shell.core.chat.endpoints import api_key, resolve_endpoint
 from moka_shell.errors import AgentError, NeedsKeyError
-from moka_shell.plugins import Registered
+from moka_shell.registered import Registered
 
 
 @dataclass(frozen=True)

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from moka_shell.config import MokaConfig
+from moka_shell.core.chat.approval import Approvals
 from moka_shell.core.chat.backends import AgentBackend, AgentRequest, ChatMessage, Done, TextDelta
 from moka_shell.core.chat.media import deliver_blocks
-from moka_shell.core.views.ports import ConsentAsk
+from moka_shell.core.views.ports import ChatPort, ConsentAsk
 from moka_shell.errors import AgentError
 from moka_shell.inspector import Inspector
-
-if TYPE_CHECKING:
-    from moka_shell.core.chat.engine import ChatEngine
 
 
 def sampling_messages(params: dict[str, Any], accepts: frozenset[str] = frozenset()) -> list[ChatMessage]:
@@ -74,9 +73,12 @@ async def sample_once(backend: AgentBackend, request: AgentRequest,
 class ServerSampling:
     """``sampling/createMessage`` from an MCP server: only after the person allows it."""
 
-    def __init__(self, chat: ChatEngine, consent: ConsentAsk, inspector: Inspector) -> None:
+    def __init__(self, *, chat: ChatPort, consent: ConsentAsk, approvals: Approvals, config: MokaConfig,
+                 inspector: Inspector) -> None:
         self._chat = chat
         self._consent = consent
+        self._approvals = approvals  # who can be asked now, and what was refused because nobody could
+        self._config = config
         self._inspector = inspector
 
     async def __call__(self, server: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -86,8 +88,8 @@ class ServerSampling:
                                method="sampling/createMessage")
         if not await self._consent("sampling", server, {"messages": params.get("messages"),
                                                         "systemPrompt": params.get("systemPrompt")}):
-            approvals = self._chat.approvals
-            if self._chat.config.consent.sampling == "ask" and not approvals.can_ask():
+            approvals = self._approvals
+            if self._config.consent.sampling == "ask" and not approvals.can_ask():
                 # Said at once (never after a wait): nobody is there to allow it, e.g. in `moka chat`.
                 refusal = (f"{server!r} asked to use the model (sampling), and nobody can allow it here. "
                            'To allow it in `moka chat`, set "consent": {"sampling": "allow"} in the config.')

@@ -27,7 +27,7 @@ import mcp_types as types
 from mcp import Client
 from mcp.client import advertise
 
-from moka_shell import __version__
+from moka_shell.version import __version__
 from moka_shell.config import ServerConfig
 from moka_shell.core.mcp.backoff import Backoff
 from moka_shell.core.mcp.catalog import APP_MIME, ToolEntry, UiResource, safe_icons

@@ -14,7 +14,7 @@ from moka_shell.core.mcp.progress import CallTracker
 from moka_shell.core.mcp.transport import Transport
 from moka_shell.errors import ConfigError, ServerUnavailableError, UnknownServerError
 from moka_shell.inspector import Inspector
-from moka_shell.plugins import Registered
+from moka_shell.registered import Registered
 
 
 class ServerManager:

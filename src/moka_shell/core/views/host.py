@@ -23,7 +23,7 @@ from moka_shell.core.views.profile import HostProfile
 from moka_shell.core.views.view import View, notification
 from moka_shell.errors import BridgeError, MokaError, ViewError
 from moka_shell.inspector import Inspector
-from moka_shell.plugins import Registered
+from moka_shell.registered import Registered
 
 HANDSHAKE_TIMEOUT = 20.0
 TEARDOWN_TIMEOUT = 3.0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from moka_shell import __version__
+from moka_shell.version import __version__
 from moka_shell.core.views.display import WIRE_MODES
 
 PROTOCOL_VERSION = "2026-01-26"

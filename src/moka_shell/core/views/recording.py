@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING, Any
 
-from moka_shell import __version__
+from moka_shell.version import __version__
 from moka_shell.core.redact import SECRETS
 from moka_shell.errors import RecordingError
 from moka_shell.inspector import EventFilter

@@ -25,7 +25,7 @@ from mcp.client.auth.utils import (extract_field_from_www_auth, extract_scope_fr
 from mcp.shared.auth import (AuthorizationCodeResult, OAuthClientMetadata, OAuthMetadata, OAuthToken,
                              ProtectedResourceMetadata)
 
-from moka_shell import __version__
+from moka_shell.version import __version__
 from moka_shell.core.mcp.oauth.store import OAuthStore
 from moka_shell.errors import SignInError, SignInRequiredError
 
