@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, ClassVar, Self, cast
+from typing import Any, ClassVar, Literal, Self, cast
 
 import uvicorn
 from starlette.applications import Starlette
@@ -152,15 +152,23 @@ def _is_disconnect(exc: BaseException | None) -> bool:
 logging.getLogger("uvicorn.error").addFilter(_DropScriptedDisconnects())
 
 
+#: How a fake names the tool calls it did not get an id for: ``fresh`` as the real providers do (unique);
+#: ``reused`` as some OpenAI-compatible servers do (``call_0``, ``call_1``… again in every response);
+#: ``empty`` (an empty string); ``missing`` (no id field at all, where the wire format allows it).
+CallIds = Literal["fresh", "reused", "empty", "missing"]
+
+
 class FakeServerBase:
     """A scripted HTTP server in a background thread; use it as a context manager."""
 
     api_prefix: ClassVar[str] = ""
     call_id_prefix: ClassVar[str] = "call_"
 
-    def __init__(self, *, api_key: str | None = None, models: Sequence[str] = ("fake-model",)) -> None:
+    def __init__(self, *, api_key: str | None = None, models: Sequence[str] = ("fake-model",),
+                 call_ids: CallIds = "fresh") -> None:
         self.api_key = api_key  # when set, requests without it get the provider's 401
         self.models = list(models)
+        self.call_ids: CallIds = call_ids
         self.requests: list[dict[str, Any]] = []  # every POSTed JSON body, in order
         self.headers: list[dict[str, str]] = []  # the headers of those requests
         self._turns: deque[list[Step]] = deque()
@@ -215,7 +223,7 @@ class FakeServerBase:
             if isinstance(step, Finish):
                 finish = step
             elif isinstance(step, ToolCall) and step.call_id is None:
-                steps.append(dataclasses.replace(step, call_id=self.call_id_prefix + uuid.uuid4().hex[:24]))
+                steps.append(dataclasses.replace(step, call_id=self.new_call_id(sum(isinstance(s, ToolCall) for s in steps))))
             else:
                 steps.append(step)
         leading = steps[0] if steps and isinstance(steps[0], Error) else None
@@ -228,6 +236,18 @@ class FakeServerBase:
             input_tokens=finish.input_tokens if finish.input_tokens is not None else len(json.dumps(messages)) // 4 + 1,
             output_tokens=finish.output_tokens if finish.output_tokens is not None else max(output, 1),
         )
+
+    def new_call_id(self, index: int) -> str:
+        """The id of the ``index``-th tool call of a response, in this fake's ``call_ids`` style."""
+        if self.call_ids == "reused":
+            return f"{self.call_id_prefix}{index}"
+        if self.call_ids in ("empty", "missing"):
+            return ""
+        return self.call_id_prefix + uuid.uuid4().hex[:24]
+
+    def call_id_field(self, step: ToolCall) -> dict[str, str]:
+        """``{"id": …}`` for a call on the wire, or nothing when this fake sends no ids."""
+        return {} if self.call_ids == "missing" and not step.call_id else {"id": step.call_id or ""}
 
     # ---- serving ----------------------------------------------------------------------------
 

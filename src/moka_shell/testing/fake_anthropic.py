@@ -21,6 +21,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from moka_shell.testing._fake_base import (
+    CallIds,
     Disconnect,
     Error,
     FakeServerBase,
@@ -34,6 +35,7 @@ from moka_shell.testing._fake_base import (
 )
 
 __all__ = [
+    "CallIds",
     "Disconnect",
     "Error",
     "FakeAnthropicServer",
@@ -78,8 +80,9 @@ class FakeAnthropicServer(FakeServerBase):
 
     call_id_prefix = "toolu_"
 
-    def __init__(self, *, api_key: str | None = None, models: Sequence[str] = ("claude-sonnet-4-5",)) -> None:
-        super().__init__(api_key=api_key, models=models)
+    def __init__(self, *, api_key: str | None = None, models: Sequence[str] = ("claude-sonnet-4-5",),
+                 call_ids: CallIds = "fresh") -> None:
+        super().__init__(api_key=api_key, models=models, call_ids=call_ids)
 
     def routes(self) -> list[Route]:
         """The HTTP routes this fake answers."""

@@ -21,6 +21,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from moka_shell.testing._fake_base import (
+    CallIds,
     Disconnect,
     Error,
     FakeServerBase,
@@ -34,6 +35,7 @@ from moka_shell.testing._fake_base import (
 )
 
 __all__ = [
+    "CallIds",
     "Disconnect",
     "Error",
     "FakeOpenAIServer",
@@ -125,7 +127,7 @@ class FakeOpenAIServer(FakeServerBase):
     def _completion(self, plan: TurnPlan, model: str) -> dict[str, Any]:
         text = "".join(s.text for s in plan.steps if isinstance(s, Text))
         calls = [
-            {"id": s.call_id, "type": "function", "function": {"name": s.name, "arguments": s.arguments_json}}
+            {**self.call_id_field(s), "type": "function", "function": {"name": s.name, "arguments": s.arguments_json}}
             for s in plan.steps if isinstance(s, ToolCall)
         ]
         message: dict[str, Any] = {"role": "assistant", "content": text or None, "refusal": None, "annotations": []}
@@ -165,7 +167,7 @@ class FakeOpenAIServer(FakeServerBase):
                 yield chunk({"content": step.text})
             elif isinstance(step, ToolCall):
                 # id, type and name come once, in the first fragment; then only arguments.
-                head = {"index": tool_index, "id": step.call_id, "type": "function",
+                head = {"index": tool_index, **self.call_id_field(step), "type": "function",
                         "function": {"name": step.name, "arguments": ""}}
                 yield chunk({"tool_calls": [head]})
                 for piece in step.pieces():

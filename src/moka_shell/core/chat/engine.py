@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import deque
 from typing import Any
 
 from moka_shell.config import MokaConfig
@@ -30,12 +31,12 @@ from moka_shell.core.chat.history import app_message_text, build_history
 from moka_shell.core.chat.media import Attachment
 from moka_shell.core.chat.instructions import with_instructions
 from moka_shell.core.chat.request import build_request, choose, detect_local
-from moka_shell.core.chat.partial_json import is_valid_json, repair_partial_json
+from moka_shell.core.chat.partial_json import repair_partial_json
 from moka_shell.core.chat.sampling import sample_once, sampling_messages
-from moka_shell.core.chat.store import Store, new_id
+from moka_shell.core.chat.store import Store
 from moka_shell.core.chat.tool_call import ToolCall
+from moka_shell.core.chat.turn import Turn, TurnCalls
 from moka_shell.core.chat.tool_names import ToolNames
-from moka_shell.core.mcp.progress import CallScope
 from moka_shell.core.mcp.servers import ServerManager
 from moka_shell.core.shell import Emit
 from moka_shell.core.views.host import ViewHost
@@ -46,15 +47,6 @@ from moka_shell.registered import Registered
 
 log = logging.getLogger("moka.chat")
 PARTIAL_INTERVAL = 0.05
-
-
-class Turn:
-    """One running turn of one conversation."""
-
-    def __init__(self, conversation_id: str, origin: TurnOrigin) -> None:
-        self.conversation_id = conversation_id
-        self.origin = origin  # who started it decides which calls may run unasked
-        self.task: asyncio.Task[None] | None = None
 
 
 class ChatEngine:
@@ -71,6 +63,7 @@ class ChatEngine:
         self.emit = emit
         self.inspector = inspector
         self.approvals = approvals
+        self.calls = TurnCalls(store=store, servers=servers, views=views, approvals=approvals, emit=emit)
         self.turns: dict[str, Turn] = {}
         self.contexts: dict[str, dict[str, Any]] = {}  # conversation → view id → last model context
 
@@ -199,30 +192,36 @@ class ChatEngine:
                 self.store.end_replies(cid)  # the step before is complete, its calls answered
                 reply = self.store.add_message(cid, "assistant", "", state="streaming")
                 self.emit("chat.message", {"conversationId": cid, "message": reply})
-                calls = await self._stream(cid, reply["id"], backend, request, names)
+                calls = await self._stream(turn, reply["id"], backend, request, names)
                 if not calls:
                     break
                 for call in calls:
-                    await self._run_call(turn, call, names)
+                    await self.calls.run(turn, call, names)
             else:
                 self._error(cid, reply, f"stopped after {self.config.agent.max_steps} steps (the step limit)",
                             "step_limit")
         except asyncio.CancelledError:
+            self.calls.end_open(turn, "cancelled", "stopped by the person")
             if reply is not None:
                 self.store.set_error(reply["id"], "stopped")
             self.emit("chat.error", {"conversationId": cid, "message": "Stopped.", "kind": "stopped"})
         except (ProviderError, NeedsKeyError) as exc:
-            self._error(cid, reply, str(exc), getattr(exc, "kind", "needs_key"))
+            self._fail(turn, reply, str(exc), getattr(exc, "kind", "needs_key"))
         except MokaError as exc:
-            self._error(cid, reply, str(exc), "error")
+            self._fail(turn, reply, str(exc), "error")
         except Exception as exc:  # a backend bug must not lose the conversation
             log.exception("chat turn failed")
-            self._error(cid, reply, f"the model backend failed: {type(exc).__name__}: {exc}", "error")
+            self._fail(turn, reply, f"the turn stopped on a fault in the model backend ({type(exc).__name__}: {exc}); "
+                                    "the conversation is kept, and the Inspector has the details", "error")
         finally:
             with contextlib.suppress(StoreError):  # a full disk: marked at the next start instead
                 self.store.end_replies(cid)  # what is still "streaming" after this was cut off by a crash
             self.emit("chat.done", {"conversationId": cid})
             self.inspector.record("agent", {"event": "turn-done"}, method="agent/done")
+
+    def _fail(self, turn: Turn, reply: dict[str, Any] | None, message: str, kind: str) -> None:
+        self.calls.end_open(turn, "error", f"not run: {SECRETS.mask(message)}")
+        self._error(turn.conversation_id, reply, message, kind)
 
     def _error(self, cid: str, reply: dict[str, Any] | None, message: str, kind: str) -> None:
         message = SECRETS.mask(message)  # a provider may echo the key it was sent (S9)
@@ -235,12 +234,16 @@ class ChatEngine:
         self.emit("chat.error", {"conversationId": cid, "messageId": reply["id"] if reply else None,
                                  "message": message, "kind": kind})
 
-    async def _stream(self, cid: str, mid: str, backend: AgentBackend, request: AgentRequest,
+    async def _stream(self, turn: Turn, mid: str, backend: AgentBackend, request: AgentRequest,
                       names: ToolNames) -> list[ToolCall]:
+        cid = turn.conversation_id
         self.inspector.record("agent", {"event": "request", "backend": backend.backend_id, "model": request.model,
                                             "messages": len(request.messages), "tools": [t.name for t in request.tools]},
                                   method="agent/request")
-        calls: dict[str, ToolCall] = {}
+        calls: list[ToolCall] = []
+        # The stream names calls by the provider's id, which one response may give two calls: each id's
+        # calls not yet ended, oldest first (deltas go to the newest, an end closes the oldest).
+        open_calls: dict[str, deque[ToolCall]] = {}
         buffers: dict[str, str] = {}
         last_partial: dict[str, float] = {}
         async for event in backend.stream(request):
@@ -248,110 +251,32 @@ class ChatEngine:
                 self.store.append_text(mid, event.text)
                 self.emit("chat.delta", {"conversationId": cid, "messageId": mid, "text": event.text})
             elif isinstance(event, ToolCallStart):
-                calls[event.call_id] = await self._begin_call(cid, mid, event.call_id, event.name, names)
-                buffers[event.call_id] = ""
-            elif isinstance(event, ToolCallDelta) and event.call_id in calls:
-                buffers[event.call_id] += event.arguments_delta
-                view = calls[event.call_id].view
+                call = await self.calls.begin(turn, mid, event.call_id, event.name, names)
+                calls.append(call)
+                open_calls.setdefault(event.call_id, deque()).append(call)
+                buffers[call.id] = ""
+            elif isinstance(event, ToolCallDelta) and open_calls.get(event.call_id):
+                call = open_calls[event.call_id][-1]
+                buffers[call.id] += event.arguments_delta
                 now = time.monotonic()
-                if view is not None and now - last_partial.get(event.call_id, 0) >= PARTIAL_INTERVAL:
-                    partial = repair_partial_json(buffers[event.call_id])
+                if call.view is not None and now - last_partial.get(call.id, 0) >= PARTIAL_INTERVAL:
+                    partial = repair_partial_json(buffers[call.id])
                     if partial is not None:
-                        last_partial[event.call_id] = now
-                        self.views.set_partial(view, partial)
+                        last_partial[call.id] = now
+                        self.views.set_partial(call.view, partial)
             elif isinstance(event, ToolCallEnd):
-                call = calls.get(event.call_id) or await self._begin_call(cid, mid, event.call_id, event.name, names)
-                calls[event.call_id] = call
-                self._end_arguments(cid, call, buffers.get(event.call_id, ""), event.arguments)
+                waiting = open_calls.get(event.call_id)
+                if waiting:
+                    call = waiting.popleft()
+                else:  # a backend that sends only the end
+                    call = await self.calls.begin(turn, mid, event.call_id, event.name, names)
+                    calls.append(call)
+                self.calls.end_arguments(cid, call, buffers.get(call.id, ""), event.arguments)
             elif isinstance(event, Done):
                 self.inspector.record("agent", {"event": "done", "stopReason": event.stop_reason},
                                       method="agent/stream-done")
         # Calls that failed before running still get an answer in the history (as errors).
-        return [c for c in calls.values() if c.status in ("running", "error")]
-
-    def _end_arguments(self, cid: str, call: ToolCall, raw: str, arguments: dict[str, Any]) -> None:
-        if raw.strip() and not arguments and not is_valid_json(raw):
-            # Cut-off or broken arguments must not run the tool with its defaults.
-            call.status, call.error = "error", f"the model sent arguments that are not valid JSON: {raw[:200]}"
-            self.store.update_call(call.id, status="error", error=call.error)
-            if call.view is not None:
-                self.views.cancel(call.view, call.error)
-        else:
-            # The view gets tool-input when the call runs: after approval, with the arguments allowed.
-            call.arguments, call.status = arguments, "running"
-            self.store.update_call(call.id, arguments=arguments, status="running")
-        self._emit_call(cid, call)
-
-    async def _begin_call(self, cid: str, mid: str, call_id: str, model_name: str, names: ToolNames) -> ToolCall:
-        entry = names.resolve(model_name)
-        call = ToolCall(id=call_id or new_id("t"), server=entry.server if entry else "?",
-                        tool=entry.name if entry else model_name, model_name=model_name, message_id=mid)
-        if entry is not None and entry.resource_uri:
-            try:
-                call.view = await self.views.open_view(entry.server, entry.name, call_id=call.id,
-                                                       conversation_id=cid, message_id=mid)
-            except MokaError as exc:
-                log.info("no view for %s: %s", model_name, exc)
-        if call.view is not None:
-            call.view.record_id = call.view.id
-            self.store.add_view(call.view.id, cid, call.id, call.server, call.tool, call.view.resource.uri)
-        self.store.add_call(cid, mid, call.to_json())
-        self._emit_call(cid, call)
-        return call
-
-    def _emit_call(self, cid: str, call: ToolCall) -> None:
-        self.emit("chat.tool", {"conversationId": cid, "messageId": call.message_id, "call": call.to_json()})
-
-    def _save_and_emit(self, cid: str, call: ToolCall) -> None:
-        self.store.update_call(call.id, status=call.status, arguments=call.arguments)
-        self._emit_call(cid, call)
-
-    async def _run_call(self, turn: Turn, call: ToolCall, names: ToolNames) -> None:
-        cid = turn.conversation_id
-        if call.status == "error":
-            return  # already answered (broken arguments)
-        entry = names.resolve(call.model_name)
-        refusal = None
-        if entry is not None:
-            try:
-                refusal = await self.approvals.review(cid, call, entry.annotations, entry.title, turn.origin,
-                                                      lambda c: self._save_and_emit(cid, c))
-            except asyncio.CancelledError:  # stopped while the card waited for an answer
-                call.status, call.error = "cancelled", "stopped by the person"
-                if call.view is not None:
-                    self.views.cancel(call.view, "The person stopped this tool call.")
-                self._finish_call(cid, call)
-                raise
-        if not call.known or entry is None:
-            call.status, call.error = "error", f"the model asked for an unknown tool {call.model_name!r}"
-        elif refusal is not None:
-            call.status, call.error = "denied", refusal
-            if call.view is not None:
-                self.views.cancel(call.view, refusal)
-        else:
-            self._save_and_emit(cid, call)  # running, with the arguments the person allowed
-            try:
-                # The scope sends the server's progress and questions to this call's card.
-                with self.servers.calls.scope(CallScope(call.id, call.server, call.tool, "chat", cid)):
-                    _cid, _view, result = await self.views.run_tool(
-                        call.server, call.tool, call.arguments, view=call.view, conversation_id=cid,
-                        message_id=call.message_id, with_view=call.view is not None)
-                call.status, call.result = "done", result
-            except asyncio.CancelledError:
-                call.status, call.error = "cancelled", "stopped by the person"
-                self._finish_call(cid, call)
-                raise
-            except MokaError as exc:
-                call.status, call.error = "error", str(exc)
-        self._finish_call(cid, call)
-
-    def _finish_call(self, cid: str, call: ToolCall) -> None:
-        self.store.update_call(call.id, status=call.status, result=call.result, error=call.error)
-        view = call.view
-        if view is not None:
-            self.store.update_view(view.record_id or view.id, arguments=view.arguments, result=view.result,
-                                   cancelled=view.cancelled)
-        self._emit_call(cid, call)
+        return [c for c in calls if c.status in ("running", "error")]
 
     # ---- history and context -----------------------------------------------------------------
 

@@ -6,6 +6,7 @@ Images and other media go beside the text when the backend takes them (core/chat
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -119,6 +120,13 @@ def _user_message(msg: dict[str, Any], accepts: frozenset[str], files: Files | N
     return ChatMessage(role="user", content=text, media=media)
 
 
+def wire_ids(calls: list[dict[str, Any]]) -> dict[str, str]:
+    """The id each call of one reply is answered under: the model server's own where it tells the calls
+    apart (what it sent, as it expects), else Moka's (an empty id, or one the reply gave two calls)."""
+    given = Counter(c.get("providerId") or "" for c in calls)
+    return {c["id"]: p if (p := c.get("providerId") or "") and given[p] == 1 else c["id"] for c in calls}
+
+
 def build_history(messages: list[dict[str, Any]], accepts: frozenset[str] = frozenset(),
                   files: Files | None = None) -> list[ChatMessage]:
     """A stored conversation as the messages a backend is sent (media of the kinds in ``accepts``)."""
@@ -130,13 +138,14 @@ def build_history(messages: list[dict[str, Any]], accepts: frozenset[str] = froz
             calls = [c for c in msg["toolCalls"] if c["status"] in ("done", "error", "cancelled", "denied")]
             if not msg["content"] and not calls:
                 continue
+            wire = wire_ids(calls)
             out.append(ChatMessage(role="assistant", content=msg["content"], tool_calls=[
-                ToolCallRecord(id=c["id"], name=c["modelName"], arguments=c["arguments"]) for c in calls]))
+                ToolCallRecord(id=wire[c["id"]], name=c["modelName"], arguments=c["arguments"]) for c in calls]))
             for c in calls:
                 result = c.get("result") or {}
                 text, media = tool_result_for_model(result, accepts) if result else \
                     (f"Error: {c.get('error') or 'the call failed'}", [])
-                out.append(ChatMessage(role="tool", content=text, media=media, tool_call_id=c["id"],
+                out.append(ChatMessage(role="tool", content=text, media=media, tool_call_id=wire[c["id"]],
                                        name=c["modelName"], is_error=bool(result.get("isError")) or not result,
                                        structured_content=result.get("structuredContent")))
     cap_media(out)

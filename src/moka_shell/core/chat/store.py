@@ -59,7 +59,12 @@ DROP INDEX IF EXISTS messages_by_conversation;
 CREATE UNIQUE INDEX IF NOT EXISTS messages_seq ON messages(conversation_id, seq);
 CREATE INDEX IF NOT EXISTS conversations_by_update ON conversations(updated_at DESC, id DESC);
 """
-MIGRATIONS: dict[int, str] = {1: _SCHEMA, 2: _CHAT_2, 3: VIEW_STORAGE_SQL}
+# 5 (chat): the model server's own id of a tool call, kept beside Moka's (ids from a provider are
+# unique within one response at most; some servers send `call_0` every time).
+_CHAT_5 = """
+ALTER TABLE tool_calls ADD COLUMN provider_id TEXT;
+"""
+MIGRATIONS: dict[int, str] = {1: _SCHEMA, 2: _CHAT_2, 3: VIEW_STORAGE_SQL, 5: _CHAT_5}
 SCHEMA_VERSION = max(MIGRATIONS)
 
 
@@ -306,9 +311,10 @@ class Store:
     def add_call(self, cid: str, mid: str, call: dict[str, Any]) -> None:
         """Record a tool call as soon as the model starts it."""
         seq = self.db.execute("SELECT COUNT(*) FROM tool_calls WHERE message_id=?", (mid,)).fetchone()[0]
-        self.db.execute("INSERT INTO tool_calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        self.db.execute("INSERT INTO tool_calls (id, conversation_id, message_id, seq, server, tool, model_name, "
+                        "arguments, status, view_record, provider_id) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                         (call["id"], cid, mid, seq, call["server"], call["tool"], call["modelName"],
-                         _j(call.get("arguments")), call["status"], None, None, call.get("recordId")))
+                         _j(call.get("arguments")), call["status"], call.get("recordId"), call.get("providerId")))
 
     def update_call(self, call_id: str, **fields: Any) -> None:
         """Update a tool call's status, arguments, result or error."""
@@ -324,6 +330,8 @@ class Store:
     def _call(c: sqlite3.Row) -> dict[str, Any]:
         call: dict[str, Any] = {"id": c["id"], "server": c["server"], "tool": c["tool"], "modelName": c["model_name"],
                                 "arguments": _uj(c["arguments"]) or {}, "status": c["status"]}
+        if c["provider_id"]:
+            call["providerId"] = c["provider_id"]
         if c["result"]:
             call["result"] = _uj(c["result"])
         if c["error"]:

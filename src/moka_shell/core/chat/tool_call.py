@@ -10,11 +10,17 @@ if TYPE_CHECKING:
 
 # "approval": waiting for the person to allow it; "denied": they (or their saved choice) said no.
 CallStatus = Literal["streaming", "approval", "running", "done", "error", "cancelled", "denied"]
+OPEN_STATUSES: frozenset[str] = frozenset({"streaming", "approval", "running"})  # no answer yet
 
 
 @dataclass
 class ToolCall:
-    """One tool call of one assistant message."""
+    """One tool call of one assistant message.
+
+    ``id`` is Moka's own and unique (the store, the UI and the views key on it). ``provider_id`` is
+    whatever the model server called it: unique within one response at most, reused across responses
+    by some servers, empty or missing with others. It is data, used only to answer the model.
+    """
 
     id: str
     server: str  # "?" when the model named a tool no server has
@@ -27,6 +33,7 @@ class ToolCall:
     error: str | None = None
     view: View | None = None
     approval: dict[str, Any] | None = None  # what the approval card shows, while status is "approval"
+    provider_id: str = ""
 
     @property
     def known(self) -> bool:
@@ -43,6 +50,8 @@ class ToolCall:
             out["error"] = self.error
         if self.approval is not None:
             out["approval"] = self.approval
+        if self.provider_id:
+            out["providerId"] = self.provider_id
         if self.view is not None:
             out["viewId"] = self.view.id
             out["recordId"] = self.view.record_id or self.view.id
