@@ -257,6 +257,13 @@ def test_model_picker_in_the_composer_is_remembered_per_conversation(moka_factor
         page.wait_for_function("() => document.querySelector('#composer-model').innerText.includes('picked-model')")
 
 
+def completions(moka: Moka) -> tuple[int, int]:
+    """How many completion requests went to the servers, and how many were answered."""
+    events = [e for e in moka.app.inspector.query(limit=100000) if e["channel"] == "mcp.rpc"]
+    asked = sum(1 for e in events if e.get("method") == "completion/complete" and e["direction"] == "out")
+    return asked, sum(1 for e in events if e.get("request_method") == "completion/complete")
+
+
 def test_slash_prompt_with_completion_and_an_at_resource_reach_the_model(moka_factory) -> None:  # type: ignore[no-untyped-def]
     """"/" lists the server's prompts; its argument form completes from the server; the prompt's text
     goes into the composer; "@" attaches a resource; both reach the model with the message."""
@@ -283,10 +290,13 @@ def test_slash_prompt_with_completion_and_an_at_resource_reach_the_model(moka_fa
         page.keyboard.press("Enter")
         field = page.locator('#slash-form input[name="city"]')
         field.wait_for(timeout=5000)
+        # The field asks for completions as it gets focus (value ""): a slow answer, still on its way
+        # when "Am" is typed and answered. Only the answer to "Am" may be shown, whatever comes last.
+        moka.wait(lambda: completions(moka)[0] >= 1, what="the first completion request")
         field.type("Am")
-        # The field's focus asks for completions of "" (every city) too; wait for the answer to "Am".
-        moka.wait(lambda: page.locator("#slash-arg-city option").count() == 1, what='"Am" → Amsterdam only')
-        assert page.locator('#slash-arg-city option[value="Amsterdam"]').count() == 1
+        moka.wait(lambda: completions(moka)[0] >= 2 and completions(moka)[0] == completions(moka)[1],
+                  what="every completion answered")
+        assert page.locator("#slash-arg-city option").count() == 1  # "Am" → Amsterdam only
         field.fill("Amsterdam")
         page.click("#slash-submit")
         page.wait_for_function("() => document.querySelector('#composer').value.includes('trip to Amsterdam')")

@@ -6,11 +6,26 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Error as PlaywrightError
 
 from browser_support import Moka
 from support import SERVERS
 
 SHOTS = Path("/tmp/moka-server-extras")
+
+
+def picture(locator: Any, path: Path) -> None:
+    """A screenshot of an element that may be drawn again meanwhile (a card re-renders on each status change)."""
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            locator.screenshot(path=str(path), timeout=5000)
+            return
+        except PlaywrightError as exc:
+            if "not attached" not in str(exc) or time.monotonic() > deadline:
+                raise
 
 
 def test_prompts_resources_and_log_on_the_card(moka_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -75,7 +90,7 @@ def test_prompts_resources_and_log_on_the_card(moka_factory, tmp_path: Path) -> 
         time.sleep(0.05)  # turning roots on reconnects (the capability is declared when connecting)
     assert conn.generation >= 2 and conn.status == "ready", conn.error
     page.locator('.server-card[data-server="raw"][data-status="ready"] .server-extra[data-extra="roots"][open]').wait_for(timeout=20000)
-    page.locator('.server-card[data-server="raw"] .server-extra[data-extra="roots"]').screenshot(path=str(SHOTS / "folders.png"))
+    picture(page.locator('.server-card[data-server="raw"] .server-extra[data-extra="roots"]'), SHOTS / "folders.png")
     page.screenshot(path=str(SHOTS / "card-light.png"))
     page.goto(moka.url + "#runner?server=raw&tool=echo")
     page.locator("#runner-info .tool-own-icon").wait_for(timeout=10000)

@@ -6,6 +6,7 @@ tests insert its prompt, attach its resources and check what reaches the model.
 
 from __future__ import annotations
 
+import anyio
 from mcp.server import MCPServer
 from mcp_types import Completion, PromptReference
 
@@ -36,6 +37,10 @@ async def complete(ref: object, argument: object, context: object) -> Completion
     """Cities for plan_trip's argument, days for the template's variable."""
     value = str(getattr(argument, "value", "")).lower()
     if isinstance(ref, PromptReference):
+        if len(value) < 2:
+            # A broad query answers last, as a server searching a real index does: a typeahead
+            # must not let this late answer replace the one for what the person typed since.
+            await anyio.sleep(0.6)
         return Completion(values=[c for c in CITIES if c.lower().startswith(value)])
     return Completion(values=[d for d in ("monday", "tuesday", "wednesday") if d.startswith(value)])
 

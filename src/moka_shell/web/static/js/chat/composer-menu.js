@@ -8,6 +8,7 @@ import { api } from "../api.js";
 import { h, clear, debounce } from "../dom.js";
 import { icon } from "../icons.js";
 import { button, toastError } from "../ui.js";
+import { completionList } from "../completions.js";
 import { store } from "../store.js";
 
 /** Fuzzy match: every character of `q` in order; a lower score is a better match (0 = prefix). */
@@ -95,14 +96,16 @@ export function attachMenus(composer) {
   }
 
   const update = debounce(async () => {
-    const t = trigger();
-    if (!t) {
+    const asked = trigger();
+    if (!asked) {
       close();
       return;
     }
-    mode = t.mode;
-    const all = await load(t.mode);
-    if (trigger()?.mode !== t.mode) return;
+    mode = asked.mode;
+    const all = await load(asked.mode);
+    // Rank for what the composer says now: the person may have typed on while the list loaded.
+    const t = trigger();
+    if (t?.mode !== asked.mode) return;
     // The name first; a match only in the description (or URI) ranks after every name match.
     const rank = (it) => {
       const byName = fuzzy(t.query, it.name || "");
@@ -244,11 +247,9 @@ export function attachMenus(composer) {
       const fields = {};
       const values = () => Object.fromEntries(Object.entries(fields).map(([k, el]) => [k, el.value.trim()]));
       for (const a of args) {
-        const list = h("datalist", { id: `slash-arg-${a.name}` });
         const field = h("input", {
           class: "input",
           name: a.name,
-          list: list.id,
           autocomplete: "off",
           required: Boolean(a.required),
           placeholder: a.description || a.name,
@@ -256,21 +257,7 @@ export function attachMenus(composer) {
         });
         const ref =
           it.kind === "prompt" ? { type: "ref/prompt", name: it.name } : { type: "ref/resource", uri: it.uriTemplate };
-        const complete = debounce(async () => {
-          try {
-            const res = await api.call("servers.complete", {
-              server: it.server,
-              ref,
-              argument: { name: a.name, value: field.value },
-              context: { arguments: values() },
-            });
-            clear(list).append(...(res?.values || []).slice(0, 50).map((v) => h("option", { value: v })));
-          } catch {
-            /* a server without completions simply offers none */
-          }
-        }, 120);
-        field.addEventListener("input", complete);
-        field.addEventListener("focus", complete);
+        const list = completionList(it.server, ref, field, values, `slash-arg-${a.name}`);
         fields[a.name] = field;
         form.append(h("label", { class: "field-label", text: a.title || a.name }), field, list);
       }

@@ -8,6 +8,7 @@ import { api } from "../api.js";
 import { h, clear } from "../dom.js";
 import { icon } from "../icons.js";
 import { badge, button, openDialog, spinner, toastError } from "../ui.js";
+import { completionList } from "../completions.js";
 
 const LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 const LEVEL_TONE = { debug: "neutral", info: "info", notice: "accent", warning: "warning" };
@@ -149,29 +150,7 @@ async function loadPrompts(s) {
 }
 
 function completer(s, ref, input, otherValues) {
-  const list = h("datalist", { id: `dl-${Math.random().toString(36).slice(2, 9)}` });
-  input.setAttribute("list", list.id);
-  let last = null;
-  const ask = async () => {
-    const value = input.value;
-    if (value === last) return;
-    last = value;
-    try {
-      const res = await api.call("servers.complete", {
-        server: s.name,
-        ref,
-        argument: { name: input.name, value },
-        context: { arguments: otherValues() },
-      });
-      if (input.value === value)
-        clear(list).append(...(res.values || []).slice(0, 50).map((v) => h("option", { value: v })));
-    } catch {
-      /* a server without completions: plain typing */
-    }
-  };
-  input.addEventListener("input", ask);
-  input.addEventListener("focus", ask);
-  return list;
+  return completionList(s.name, ref, input, otherValues);
 }
 
 function promptDialog(s, p) {
