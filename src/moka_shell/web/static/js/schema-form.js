@@ -7,6 +7,20 @@
 import { h, clear } from "./dom.js";
 import { icon } from "./icons.js";
 import { iconButton, button } from "./ui.js";
+import {
+  choiceCountErrors,
+  choiceText,
+  enumIndex,
+  fieldKind,
+  isIntegerSchema,
+  itemCountErrors,
+  jsonErrors,
+  numberErrors,
+  parseJson,
+  parseNumber,
+  resolveRef,
+  stringErrors,
+} from "./schema-rules.js";
 
 let uid = 0;
 
@@ -33,30 +47,11 @@ export function createSchemaForm(schema, { onChange } = {}) {
   };
 }
 
-function resolve(ctx, schema, depth = 0) {
-  if (!schema || typeof schema !== "object") return {};
-  if (typeof schema.$ref === "string" && schema.$ref.startsWith("#/") && depth < 20) {
-    let target = ctx.root;
-    for (const part of schema.$ref.slice(2).split("/")) target = target?.[part.replace(/~1/g, "/").replace(/~0/g, "~")];
-    const { $ref, ...rest } = schema;
-    return resolve(ctx, { ...(target || {}), ...rest }, depth + 1);
-  }
-  return schema;
-}
-
-function typeOf(schema) {
-  if (Array.isArray(schema.enum) && schema.enum.length) return "enum";
-  if ("const" in schema) return "const";
-  let t = schema.type;
-  if (Array.isArray(t)) t = t.filter((x) => x !== "null").length === 1 ? t.find((x) => x !== "null") : null;
-  if (!t && schema.properties) t = "object";
-  if (schema.oneOf || schema.anyOf || schema.allOf) return "json";
-  return ["string", "number", "integer", "boolean", "array", "object"].includes(t) ? t : "json";
-}
+const resolve = (ctx, schema) => resolveRef(ctx.root, schema);
 
 function build(schema, path, ctx, opts) {
   const s = resolve(ctx, schema);
-  switch (typeOf(s)) {
+  switch (fieldKind(s)) {
     case "object":
       return objectField(s, path, ctx, opts);
     case "array":
@@ -132,35 +127,12 @@ function stringField(schema, path, ctx, opts) {
     // Empty means "not given", required or not: validation reports a missing required value.
     get: () => (input.value === "" ? { present: false } : { present: true, value: input.value }),
     set,
-    validate(silent) {
-      if (silent) return f.showErrors([]);
-      const v = input.value;
-      const errors = [];
-      if (v === "") {
-        if (opts.required) errors.push("Required.");
-        return f.showErrors(errors);
-      }
-      if (schema.minLength !== undefined && v.length < schema.minLength)
-        errors.push(`At least ${schema.minLength} characters.`);
-      if (schema.maxLength !== undefined && v.length > schema.maxLength)
-        errors.push(`At most ${schema.maxLength} characters.`);
-      if (schema.pattern) {
-        try {
-          if (!new RegExp(schema.pattern, "u").test(v)) errors.push(`Must match ${schema.pattern}.`);
-        } catch {
-          /* a pattern JS can't read is not the person's fault */
-        }
-      }
-      if (schema.format === "email" && !/^[^\s@]+@[^\s@]+$/.test(v)) errors.push("Not an email address.");
-      if ((schema.format === "uri" || schema.format === "url") && !/^[a-z][\w+.-]*:/i.test(v))
-        errors.push("Not a URL.");
-      return f.showErrors(errors);
-    },
+    validate: (silent) => f.showErrors(silent ? [] : stringErrors(schema, input.value, opts)),
   };
 }
 
 function numberField(schema, path, ctx, opts) {
-  const integer = schema.type === "integer" || (Array.isArray(schema.type) && schema.type.includes("integer"));
+  const integer = isIntegerSchema(schema);
   const input = h("input", {
     class: "input",
     type: "number",
@@ -175,7 +147,7 @@ function numberField(schema, path, ctx, opts) {
     input.value = typeof v === "number" ? String(v) : v === undefined || v === null ? "" : String(v);
   };
   set(schema.default);
-  const parse = () => (input.value.trim() === "" ? undefined : Number(input.value));
+  const parse = () => parseNumber(input.value);
   return {
     el: f.el,
     get() {
@@ -184,29 +156,8 @@ function numberField(schema, path, ctx, opts) {
       return n === undefined || Number.isNaN(n) ? { present: false } : { present: true, value: n };
     },
     set,
-    validate(silent) {
-      if (silent) return f.showErrors([]);
-      const errors = [];
-      const n = parse();
-      if (n === undefined) {
-        if (input.validity.badInput) errors.push("Not a number.");
-        else if (opts.required) errors.push("Required.");
-        return f.showErrors(errors);
-      }
-      if (Number.isNaN(n)) errors.push("Not a number.");
-      else {
-        if (integer && !Number.isInteger(n)) errors.push("Must be a whole number.");
-        if (schema.minimum !== undefined && n < schema.minimum) errors.push(`Minimum ${schema.minimum}.`);
-        if (schema.maximum !== undefined && n > schema.maximum) errors.push(`Maximum ${schema.maximum}.`);
-        if (schema.exclusiveMinimum !== undefined && n <= schema.exclusiveMinimum)
-          errors.push(`Must be more than ${schema.exclusiveMinimum}.`);
-        if (schema.exclusiveMaximum !== undefined && n >= schema.exclusiveMaximum)
-          errors.push(`Must be less than ${schema.exclusiveMaximum}.`);
-        if (schema.multipleOf && Math.abs(n / schema.multipleOf - Math.round(n / schema.multipleOf)) > 1e-9)
-          errors.push(`Must be a multiple of ${schema.multipleOf}.`);
-      }
-      return f.showErrors(errors);
-    },
+    validate: (silent) =>
+      f.showErrors(silent ? [] : numberErrors(schema, parse(), { ...opts, badInput: input.validity.badInput })),
   };
 }
 
@@ -240,13 +191,11 @@ function enumField(schema, path, ctx, opts) {
   const hasDefault = schema.default !== undefined;
   if (!opts.required || !hasDefault)
     select.append(h("option", { value: "", text: opts.required ? "Choose…" : "— not set —" }));
-  values.forEach((v, i) =>
-    select.append(h("option", { value: String(i), text: typeof v === "string" ? v : JSON.stringify(v) })),
-  );
+  select.append(...values.map((v, i) => h("option", { value: String(i), text: choiceText(v) })));
   select.addEventListener("change", () => ctx.onChange());
   const f = frame(schema, path, opts, select);
   const set = (v) => {
-    const i = values.findIndex((x) => JSON.stringify(x) === JSON.stringify(v));
+    const i = enumIndex(values, v);
     select.value = i >= 0 ? String(i) : "";
   };
   set(schema.default);
@@ -258,7 +207,7 @@ function enumField(schema, path, ctx, opts) {
   };
 }
 
-function constField(schema, path, ctx, opts) {
+function constField(schema, path, _ctx, opts) {
   const out = h("output", { class: "input code readonly", text: JSON.stringify(schema.const) });
   const f = frame(schema, path, opts, out);
   return { el: f.el, get: () => ({ present: true, value: schema.const }), set() {}, validate: () => f.showErrors([]) };
@@ -278,13 +227,7 @@ function jsonField(schema, path, ctx, opts) {
     area.value = v === undefined ? "" : JSON.stringify(v, null, 2);
   };
   set(schema.default);
-  const parse = () => {
-    try {
-      return { ok: true, value: JSON.parse(area.value) };
-    } catch (err) {
-      return { ok: false, message: err.message };
-    }
-  };
+  const parse = () => parseJson(area.value);
   return {
     el: f.el,
     get() {
@@ -293,16 +236,27 @@ function jsonField(schema, path, ctx, opts) {
       return p.ok ? { present: true, value: p.value } : { present: false };
     },
     set,
-    validate(silent) {
-      if (silent) return f.showErrors([]);
-      if (!area.value.trim()) return f.showErrors(opts.required ? ["Required."] : []);
-      const p = parse();
-      return f.showErrors(p.ok ? [] : [`Not valid JSON: ${p.message}`]);
-    },
+    validate: (silent) => f.showErrors(silent ? [] : jsonErrors(area.value, opts)),
   };
 }
 
 // ---- containers ------------------------------------------------------------------------
+
+/** The frame around an object, a list or a multiple choice: legend, help, then `content`. */
+function fieldset(className, schema, path, opts, ...content) {
+  return h(
+    "fieldset",
+    { class: className, "data-field": path.join(".") },
+    h(
+      "legend",
+      {},
+      opts.label ?? path[path.length - 1],
+      opts.required ? h("span", { class: "required-mark", text: "*" }) : null,
+    ),
+    schema.description ? h("div", { class: "field-help", text: schema.description }) : null,
+    ...content,
+  );
+}
 
 function objectField(schema, path, ctx, opts = {}) {
   const props = schema.properties || {};
@@ -321,18 +275,7 @@ function objectField(schema, path, ctx, opts = {}) {
   if (opts.isRoot) {
     el = children.length ? body : h("p", { class: "muted", text: "This tool takes no arguments." });
   } else {
-    el = h(
-      "fieldset",
-      { class: "schema-fieldset", "data-field": path.join(".") },
-      h(
-        "legend",
-        {},
-        opts.label ?? path[path.length - 1],
-        opts.required ? h("span", { class: "required-mark", text: "*" }) : null,
-      ),
-      schema.description ? h("div", { class: "field-help", text: schema.description }) : null,
-      body,
-    );
+    el = fieldset("schema-fieldset", schema, path, opts, body);
   }
   return {
     el,
@@ -378,21 +321,15 @@ function arrayField(schema, path, ctx, opts) {
     const index = items.length;
     const field = build(itemSchema, [...path, String(index)], ctx, { required: true, label: `Item ${index + 1}` });
     if (value !== undefined) field.set(value);
-    const row = h(
-      "div",
-      { class: "array-item" },
-      h("div", { class: "grow" }, field.el),
-      iconButton("trash", `Remove item ${index + 1}`, {
-        className: "array-remove",
-        onclick: () => {
-          remove(entry);
-          ctx.onChange();
-        },
+    const entry = {
+      field,
+      row: arrayRow(field, index, () => {
+        remove(entry);
+        ctx.onChange();
       }),
-    );
-    const entry = { field, row };
+    };
     items.push(entry);
-    list.append(row);
+    list.append(entry.row);
   };
   const remove = (entry) => {
     items.splice(items.indexOf(entry), 1);
@@ -401,36 +338,20 @@ function arrayField(schema, path, ctx, opts) {
   const set = (v) => {
     for (const e of [...items]) remove(e);
     clear(list);
-    (Array.isArray(v) ? v : []).forEach((x) => add(x));
+    for (const x of Array.isArray(v) ? v : []) add(x);
   };
   set(schema.default);
-  const el = h(
-    "fieldset",
-    { class: "schema-fieldset array", "data-field": name },
-    h(
-      "legend",
-      {},
-      opts.label ?? path[path.length - 1],
-      opts.required ? h("span", { class: "required-mark", text: "*" }) : null,
-    ),
-    schema.description ? h("div", { class: "field-help", text: schema.description }) : null,
-    list,
-    h(
-      "div",
-      {},
-      button("Add item", {
-        small: true,
-        icon: "plus",
-        variant: "ghost",
-        "data-action": "add-item",
-        onclick: () => {
-          add();
-          ctx.onChange();
-        },
-      }),
-    ),
-    errorEl,
-  );
+  const addButton = button("Add item", {
+    small: true,
+    icon: "plus",
+    variant: "ghost",
+    "data-action": "add-item",
+    onclick: () => {
+      add();
+      ctx.onChange();
+    },
+  });
+  const el = fieldset("schema-fieldset array", schema, path, opts, list, h("div", {}, addButton), errorEl);
   return {
     el,
     get() {
@@ -440,21 +361,26 @@ function arrayField(schema, path, ctx, opts) {
     set,
     validate(silent) {
       const errors = items.flatMap((e) => e.field.validate(silent));
-      const own = [];
       if (silent) {
         errorEl.hidden = true;
         return [];
       }
-      if (opts.required && !items.length && (schema.minItems ?? 1) > 0) own.push("Add at least one item.");
-      if (schema.minItems !== undefined && items.length && items.length < schema.minItems)
-        own.push(`At least ${schema.minItems} items.`);
-      if (schema.maxItems !== undefined && items.length > schema.maxItems)
-        own.push(`At most ${schema.maxItems} items.`);
+      const own = itemCountErrors(schema, items.length, opts);
       errorEl.hidden = !own.length;
       errorEl.textContent = own.join(" ");
       return errors.concat(own.map((message) => ({ path: name, message })));
     },
   };
+}
+
+/** One item of a list: its field and a button that removes it. */
+function arrayRow(field, index, onRemove) {
+  return h(
+    "div",
+    { class: "array-item" },
+    h("div", { class: "grow" }, field.el),
+    iconButton("trash", `Remove item ${index + 1}`, { className: "array-remove", onclick: onRemove }),
+  );
 }
 
 function multiChoiceField(schema, itemSchema, path, ctx, opts) {
@@ -464,7 +390,7 @@ function multiChoiceField(schema, itemSchema, path, ctx, opts) {
     return {
       v,
       input,
-      el: h("label", { class: "check-row" }, input, h("span", { text: typeof v === "string" ? v : JSON.stringify(v) })),
+      el: h("label", { class: "check-row" }, input, h("span", { text: choiceText(v) })),
     };
   });
   const errorEl = h("div", { class: "field-error", hidden: true });
@@ -473,16 +399,11 @@ function multiChoiceField(schema, itemSchema, path, ctx, opts) {
     for (const b of boxes) b.input.checked = chosen.includes(JSON.stringify(b.v));
   };
   set(schema.default);
-  const el = h(
-    "fieldset",
-    { class: "schema-fieldset", "data-field": name },
-    h(
-      "legend",
-      {},
-      opts.label ?? path[path.length - 1],
-      opts.required ? h("span", { class: "required-mark", text: "*" }) : null,
-    ),
-    schema.description ? h("div", { class: "field-help", text: schema.description }) : null,
+  const el = fieldset(
+    "schema-fieldset",
+    schema,
+    path,
+    opts,
     h(
       "div",
       { class: "choice-grid" },
@@ -496,15 +417,11 @@ function multiChoiceField(schema, itemSchema, path, ctx, opts) {
     get: () => (chosen().length ? { present: true, value: chosen() } : { present: false }),
     set,
     validate(silent) {
-      const n = chosen().length;
-      const own = [];
       if (silent) {
         errorEl.hidden = true;
         return [];
       }
-      if (opts.required && !n && (schema.minItems ?? 1) > 0) own.push("Choose at least one.");
-      if (schema.minItems !== undefined && n < schema.minItems && n) own.push(`Choose at least ${schema.minItems}.`);
-      if (schema.maxItems !== undefined && n > schema.maxItems) own.push(`Choose at most ${schema.maxItems}.`);
+      const own = choiceCountErrors(schema, chosen().length, opts);
       errorEl.hidden = !own.length;
       errorEl.textContent = own.join(" ");
       return own.map((message) => ({ path: name, message }));

@@ -6,7 +6,7 @@ import { api } from "../api.js";
 import { h, clear, copyText } from "../dom.js";
 import { icon } from "../icons.js";
 import { button, iconButton, toast, toastError, confirmDialog } from "../ui.js";
-import { renderMarkdown } from "../markdown.js";
+import { renderMarkdown } from "../markdown/render.js";
 import { attachmentChip } from "./composer.js";
 
 let follow = () => {};
