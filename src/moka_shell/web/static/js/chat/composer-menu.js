@@ -7,26 +7,18 @@
 import { api } from "../api.js";
 import { h, clear, debounce } from "../dom.js";
 import { icon } from "../icons.js";
-import { button, toastError } from "../ui.js";
-import { completionList } from "../completions.js";
+import { toastError } from "../ui.js";
 import { store } from "../store.js";
-
-/** Fuzzy match: every character of `q` in order; a lower score is a better match (0 = prefix). */
-export function fuzzy(q, text) {
-  q = q.toLowerCase();
-  text = text.toLowerCase();
-  if (!q) return 1;
-  if (text.startsWith(q)) return 0;
-  let at = -1;
-  let gaps = 0;
-  for (const ch of q) {
-    const next = text.indexOf(ch, at + 1);
-    if (next < 0) return -1;
-    gaps += next - at - 1;
-    at = next;
-  }
-  return 1 + gaps;
-}
+import { askArguments } from "./argument-form.js";
+import {
+  appendLine,
+  argumentsOf,
+  expandTemplate,
+  findTrigger,
+  promptParts,
+  rankItems,
+  resourceAttachment,
+} from "./menu-items.js";
 
 const ready = () => (store.servers || []).filter((s) => s.status === "ready").map((s) => s.name);
 
@@ -42,11 +34,136 @@ async function gather(method, pick) {
   return lists.flat();
 }
 
-function b64(text) {
-  const bytes = new TextEncoder().encode(text);
-  let out = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(out);
+/** The servers' prompts ("/") and resources ("@"), listed once and kept for 15 seconds. */
+function catalog() {
+  const cache = { "/": null, "@": null };
+  return async (which) => {
+    if (cache[which]) return cache[which];
+    cache[which] =
+      which === "/"
+        ? (await gather("servers.prompts", (list) => list || [])).map((p) => ({ kind: "prompt", ...p }))
+        : await gather("servers.resources", (r) => [
+            ...(r?.resources || []).map((x) => ({ kind: "resource", ...x })),
+            ...(r?.templates || []).map((x) => ({ kind: "template", ...x })),
+          ]);
+    setTimeout(() => {
+      cache[which] = null;
+    }, 15000); // servers change: list again a little later
+    return cache[which];
+  };
+}
+
+/** One item of the menu; pressing it (before the box loses focus) chooses it. */
+function menuRow(it, i, selected, onChoose) {
+  const detail = it.description || it.uri || it.uriTemplate;
+  return h(
+    "div",
+    {
+      class: "slash-item",
+      role: "option",
+      id: `slash-${i}`,
+      "aria-selected": String(selected),
+      "data-name": it.name,
+      onmousedown: (e) => {
+        e.preventDefault();
+        onChoose(it);
+      },
+    },
+    icon(it.kind === "prompt" ? "message" : it.kind === "template" ? "edit" : "paperclip", { size: 14 }),
+    h("span", { class: "slash-name", text: it.kind === "prompt" ? `/${it.name}` : it.name }),
+    h("span", { class: "slash-server", text: it.server }),
+    detail ? h("span", { class: "slash-desc", text: detail }) : null,
+  );
+}
+
+/** The menu's keys, ahead of the composer's own: arrows move, Enter or Tab chooses, Escape closes. */
+function menuKeys(input, isOpen, { move, choose, close }) {
+  input.addEventListener(
+    "keydown",
+    (e) => {
+      if (!isOpen()) return;
+      if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+        e.preventDefault();
+        e.stopImmediatePropagation();
+        move(e.key === "ArrowDown" ? 1 : -1);
+      } else if ((e.key === "Enter" || e.key === "Tab") && choose()) {
+        e.preventDefault();
+        e.stopImmediatePropagation();
+      } else if (e.key === "Escape") {
+        e.preventDefault();
+        close();
+      }
+    },
+    true,
+  );
+}
+
+/** The menu's contents: a heading, then the items (or a line saying none matches). */
+function renderMenu(menu, mode, items, active, choose) {
+  clear(menu);
+  menu.hidden = false;
+  menu.append(
+    h("p", { class: "slash-head", text: mode === "/" ? "Prompts from your servers" : "Resources to attach" }),
+  );
+  if (!items.length) {
+    menu.append(h("p", { class: "slash-empty", text: mode === "/" ? "No prompt matches." : "No resource matches." }));
+    return;
+  }
+  items.forEach((it, i) => {
+    menu.append(menuRow(it, i, i === active, choose));
+  });
+}
+
+/** Remove the "/query" or "@query" that opened the menu. */
+function eatTrigger(composer) {
+  const input = composer.input;
+  const caret = input.selectionStart ?? input.value.length;
+  const t = findTrigger(input.value, caret);
+  if (!t) return;
+  input.value = input.value.slice(0, t.start) + input.value.slice(caret);
+  composer.setText(input.value);
+}
+
+/** A prompt's messages into the composer: text after what is typed, the rest as attachments. */
+async function insertPrompt(composer, it, values) {
+  const res = await api.call("servers.prompt", { server: it.server, name: it.name, arguments: values });
+  const { text, attachments } = promptParts(it.name, res?.messages);
+  for (const att of attachments) composer.addAttachment(att);
+  composer.setText(appendLine(composer.input.value, text));
+}
+
+/** A resource's contents, read from its server, as attachments. */
+async function attachResource(composer, it, uri) {
+  const res = await api.call("servers.readResource", { server: it.server, uri });
+  for (const c of res?.contents || []) {
+    const att = resourceAttachment({ ...c, uri: c.uri || uri });
+    if (att) composer.addAttachment(att);
+  }
+}
+
+/** Ask for the item's arguments (if any), then insert the prompt or attach the resource. */
+async function useItem(composer, box, it) {
+  const names = argumentsOf(it);
+  const values = names.length ? await askArguments(box, it, names) : {};
+  if (values === null) {
+    composer.input.focus();
+    return;
+  }
+  try {
+    if (it.kind === "prompt") await insertPrompt(composer, it, values);
+    else await attachResource(composer, it, it.kind === "template" ? expandTemplate(it.uriTemplate, values) : it.uri);
+  } catch (err) {
+    toastError(err);
+  }
+  composer.input.focus();
+}
+
+/** Mark item `active` as the selected one, and keep it in view. */
+function highlight(menu, input, active) {
+  for (const [i, row] of [...menu.querySelectorAll(".slash-item")].entries())
+    row.setAttribute("aria-selected", String(i === active));
+  menu.querySelector(`#slash-${active}`)?.scrollIntoView({ block: "nearest" });
+  input.setAttribute("aria-activedescendant", `slash-${active}`);
 }
 
 export function attachMenus(composer) {
@@ -62,31 +179,9 @@ export function attachMenus(composer) {
   let items = [];
   let active = 0;
   let mode = null; // "/" or "@"
-  let cache = { "/": null, "@": null };
+  const load = catalog();
 
-  function trigger() {
-    const before = input.value.slice(0, input.selectionStart ?? input.value.length);
-    const slash = /^\/([^\n]*)$/.exec(before);
-    if (slash) return { mode: "/", query: slash[1], start: 0 };
-    const at = /(^|\s)@([^\s@]*)$/.exec(before);
-    if (at) return { mode: "@", query: at[2], start: before.length - at[2].length - 1 };
-    return null;
-  }
-
-  async function load(which) {
-    if (cache[which]) return cache[which];
-    cache[which] =
-      which === "/"
-        ? (await gather("servers.prompts", (list) => list || [])).map((p) => ({ kind: "prompt", ...p }))
-        : await gather("servers.resources", (r) => [
-            ...(r?.resources || []).map((x) => ({ kind: "resource", ...x })),
-            ...(r?.templates || []).map((x) => ({ kind: "template", ...x })),
-          ]);
-    setTimeout(() => {
-      cache[which] = null;
-    }, 15000); // servers change: list again a little later
-    return cache[which];
-  }
+  const trigger = () => findTrigger(input.value, input.selectionStart ?? input.value.length);
 
   function close() {
     menu.hidden = true;
@@ -106,230 +201,39 @@ export function attachMenus(composer) {
     // Rank for what the composer says now: the person may have typed on while the list loaded.
     const t = trigger();
     if (t?.mode !== asked.mode) return;
-    // The name first; a match only in the description (or URI) ranks after every name match.
-    const rank = (it) => {
-      const byName = fuzzy(t.query, it.name || "");
-      if (byName >= 0) return byName;
-      const other = fuzzy(t.query, `${it.title || ""} ${it.description || ""} ${it.uri || it.uriTemplate || ""}`);
-      return other < 0 ? -1 : 1000 + other;
-    };
-    items = all
-      .map((it) => ({ it, score: rank(it) }))
-      .filter((x) => x.score >= 0)
-      .sort((a, b) => a.score - b.score)
-      .slice(0, 30)
-      .map((x) => x.it);
+    items = rankItems(all, t.query);
     active = 0;
     render(t);
   }, 60);
 
   function render(t) {
-    clear(menu);
-    menu.hidden = false;
-    menu.append(
-      h("p", { class: "slash-head", text: t.mode === "/" ? "Prompts from your servers" : "Resources to attach" }),
-    );
-    if (!items.length) {
-      menu.append(
-        h("p", { class: "slash-empty", text: t.mode === "/" ? "No prompt matches." : "No resource matches." }),
-      );
-      return;
-    }
-    items.forEach((it, i) => {
-      const row = h(
-        "div",
-        {
-          class: "slash-item",
-          role: "option",
-          id: `slash-${i}`,
-          "aria-selected": String(i === active),
-          "data-name": it.name,
-          onmousedown: (e) => {
-            e.preventDefault();
-            choose(it);
-          },
-        },
-        icon(it.kind === "prompt" ? "message" : it.kind === "template" ? "edit" : "paperclip", { size: 14 }),
-        h("span", { class: "slash-name", text: it.kind === "prompt" ? `/${it.name}` : it.name }),
-        h("span", { class: "slash-server", text: it.server }),
-        it.description || it.uri || it.uriTemplate
-          ? h("span", { class: "slash-desc", text: it.description || it.uri || it.uriTemplate })
-          : null,
-      );
-      menu.append(row);
-    });
-    input.setAttribute("aria-activedescendant", `slash-${active}`);
+    renderMenu(menu, t.mode, items, active, choose);
+    if (items.length) input.setAttribute("aria-activedescendant", `slash-${active}`);
   }
 
   function move(by) {
     if (!items.length) return;
     active = (active + by + items.length) % items.length;
-    for (const [i, row] of [...menu.querySelectorAll(".slash-item")].entries())
-      row.setAttribute("aria-selected", String(i === active));
-    menu.querySelector(`#slash-${active}`)?.scrollIntoView({ block: "nearest" });
-    input.setAttribute("aria-activedescendant", `slash-${active}`);
+    highlight(menu, input, active);
   }
 
-  /** Remove the "/query" or "@query" that opened the menu. */
-  function eatTrigger() {
-    const t = trigger();
-    if (!t) return;
-    const caret = input.selectionStart ?? input.value.length;
-    input.value = input.value.slice(0, t.start) + input.value.slice(caret);
-    composer.setText(input.value);
-  }
-
-  async function choose(it) {
-    eatTrigger();
+  function choose(it) {
+    eatTrigger(composer);
     close();
-    const names =
-      it.kind === "prompt"
-        ? (it.arguments || []).map((a) => ({ ...a }))
-        : it.kind === "template"
-          ? (it.variables || []).map((n) => ({ name: n, required: true }))
-          : [];
-    const values = names.length ? await askArguments(it, names) : {};
-    if (values === null) {
-      input.focus();
-      return;
-    }
-    try {
-      if (it.kind === "prompt") await insertPrompt(it, values);
-      else await attachResource(it, it.kind === "template" ? expand(it.uriTemplate, values) : it.uri);
-    } catch (err) {
-      toastError(err);
-    }
-    input.focus();
-  }
-
-  function expand(template, values) {
-    return template.replace(/\{([^}]+)\}/g, (_m, name) =>
-      encodeURIComponent(values[name.replace(/^[+#./;?&]/, "")] ?? ""),
-    );
-  }
-
-  async function insertPrompt(it, values) {
-    const res = await api.call("servers.prompt", { server: it.server, name: it.name, arguments: values });
-    const texts = [];
-    for (const m of res?.messages || []) {
-      const c = m.content || {};
-      const who = m.role === "assistant" ? "Assistant (from the prompt): " : "";
-      if (c.type === "text") texts.push(who + c.text);
-      else if (c.type === "resource" && c.resource) addResourceContents(c.resource);
-      else if (c.type === "image" && c.data)
-        composer.addAttachment({
-          name: `${it.name}-image.${(c.mimeType || "image/png").split("/")[1]}`,
-          mimeType: c.mimeType || "image/png",
-          data: c.data,
-        });
-    }
-    const joined = texts.join("\n\n");
-    composer.setText(input.value ? `${input.value}${input.value.endsWith("\n") ? "" : "\n"}${joined}` : joined);
-  }
-
-  function addResourceContents(r) {
-    const name = (r.uri || "resource").replace(/^[a-z]+:\/\//i, "").replace(/[/\\]/g, "_") || "resource";
-    if (typeof r.text === "string")
-      composer.addAttachment({ name, mimeType: r.mimeType || "text/plain", data: b64(r.text), uri: r.uri });
-    else if (typeof r.blob === "string")
-      composer.addAttachment({ name, mimeType: r.mimeType || "application/octet-stream", data: r.blob, uri: r.uri });
-  }
-
-  async function attachResource(it, uri) {
-    const res = await api.call("servers.readResource", { server: it.server, uri });
-    for (const c of res?.contents || []) addResourceContents({ ...c, uri: c.uri || uri });
-  }
-
-  /** A small form for a prompt's arguments or a template's variables, with the server's completions. */
-  function askArguments(it, args) {
-    return new Promise((resolve) => {
-      const form = h("form", { class: "slash-form", id: "slash-form" });
-      const fields = {};
-      const values = () => Object.fromEntries(Object.entries(fields).map(([k, el]) => [k, el.value.trim()]));
-      for (const a of args) {
-        const field = h("input", {
-          class: "input",
-          name: a.name,
-          autocomplete: "off",
-          required: Boolean(a.required),
-          placeholder: a.description || a.name,
-          "aria-label": a.title || a.name,
-        });
-        const ref =
-          it.kind === "prompt" ? { type: "ref/prompt", name: it.name } : { type: "ref/resource", uri: it.uriTemplate };
-        const list = completionList(it.server, ref, field, values, `slash-arg-${a.name}`);
-        fields[a.name] = field;
-        form.append(h("label", { class: "field-label", text: a.title || a.name }), field, list);
-      }
-      const done = (value) => {
-        wrap.remove();
-        resolve(value);
-      };
-      const wrap = h(
-        "div",
-        { class: "slash-args", role: "dialog", "aria-label": `Arguments of ${it.name}` },
-        h("p", {
-          class: "slash-head",
-          text: it.kind === "prompt" ? `/${it.name} · ${it.server}` : `${it.name} · ${it.server}`,
-        }),
-        form,
-        h(
-          "div",
-          { class: "row slash-form-actions" },
-          button("Cancel", { small: true, variant: "ghost", onclick: () => done(null) }),
-          button(it.kind === "prompt" ? "Insert" : "Attach", {
-            small: true,
-            variant: "primary",
-            id: "slash-submit",
-            onclick: () => {
-              if (form.reportValidity()) done(values());
-            },
-          }),
-        ),
-      );
-      form.addEventListener("submit", (e) => {
-        e.preventDefault();
-        if (form.reportValidity()) done(values());
-      });
-      form.addEventListener("keydown", (e) => {
-        if (e.key === "Escape") {
-          e.preventDefault();
-          done(null);
-        }
-        if (e.key === "Enter" && !e.isComposing && !e.target.list?.options?.length) {
-          e.preventDefault();
-          if (form.reportValidity()) done(values());
-        }
-      });
-      composer.el.querySelector(".composer-box").append(wrap);
-      Object.values(fields)[0]?.focus();
-    });
+    useItem(composer, menu.parentElement, it);
   }
 
   input.addEventListener("input", update);
-  input.addEventListener(
-    "keydown",
-    (e) => {
-      if (menu.hidden || !mode) return;
-      if (e.key === "ArrowDown") {
-        e.preventDefault();
-        e.stopImmediatePropagation();
-        move(1);
-      } else if (e.key === "ArrowUp") {
-        e.preventDefault();
-        e.stopImmediatePropagation();
-        move(-1);
-      } else if ((e.key === "Enter" || e.key === "Tab") && items.length) {
-        e.preventDefault();
-        e.stopImmediatePropagation();
-        choose(items[active]);
-      } else if (e.key === "Escape") {
-        e.preventDefault();
-        close();
-      }
+  menuKeys(input, () => !menu.hidden && mode, {
+    move,
+    close,
+    // Chooses the active item; false when there is none (the key then does what it does).
+    choose: () => {
+      if (!items.length) return false;
+      choose(items[active]);
+      return true;
     },
-    true,
-  );
+  });
   input.addEventListener("blur", () => setTimeout(close, 150));
   return { close };
 }

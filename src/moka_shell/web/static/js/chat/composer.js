@@ -5,15 +5,7 @@
 import { h, clear } from "../dom.js";
 import { icon } from "../icons.js";
 import { iconButton, toast } from "../ui.js";
-
-export const MAX_FILE = 8 * 1024 * 1024; // the core's caps (core/chat/media.py), said here before a file is read
-export const MAX_TOTAL = 10 * 1024 * 1024;
-export const MAX_FILES = 10;
-
-export function sizeLabel(n) {
-  if (n < 1024) return `${n} B`;
-  return n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / (1024 * 1024)).toFixed(1)} MB`;
-}
+import { base64Size, fileName, MAX_FILE, refusal, sizeLabel, tooBig } from "./attachments.js";
 
 /** A file's contents as base64 (without the data: prefix). */
 function readBase64(file) {
@@ -23,6 +15,46 @@ function readBase64(file) {
     reader.onerror = () => reject(reader.error || new Error(`could not read ${file.name}`));
     reader.readAsDataURL(file);
   });
+}
+
+/** A picked, pasted or dropped file, read, as an attachment (the `count`-th of the message). */
+function fileAttachment(file, data, count) {
+  return {
+    name: fileName(file, count),
+    mimeType: file.type || "application/octet-stream",
+    size: file.size,
+    data,
+    url: file.type.startsWith("image/") ? URL.createObjectURL(file) : null,
+  };
+}
+
+/** Read `files` into the attachments (current() is the list now), saying what is refused and why. */
+async function readFiles(files, current) {
+  for (const file of files) {
+    const refused = refusal(current(), file);
+    if (refused) {
+      toast(refused.message, { tone: "error" });
+      if (refused.stop) break;
+      continue;
+    }
+    try {
+      const data = await readBase64(file);
+      current().push(fileAttachment(file, data, current().length));
+    } catch (err) {
+      toast(err.message, { tone: "error" });
+    }
+  }
+}
+
+/** An attachment made from data (a resource's contents), or null (said in a toast) when too big. */
+function dataAttachment(att) {
+  const size = base64Size(att.data);
+  if (size > MAX_FILE) {
+    toast(tooBig(att.name, size), { tone: "error" });
+    return null;
+  }
+  const url = att.mimeType.startsWith("image/") ? `data:${att.mimeType};base64,${att.data}` : null;
+  return { ...att, size, url };
 }
 
 /** One attachment chip: a thumbnail for images, the name and size, and a remove button when editable. */
@@ -54,8 +86,8 @@ export function attachmentChip(att, { onRemove, onOpen } = {}) {
   return chip;
 }
 
-export function createComposer({ onSend, onStop, tools = [] }) {
-  let attachments = []; // {name, mimeType, size, data, url}
+/** The composer's elements: the box with its chips, text area and tools, and the hint below. */
+function composerFrame({ tools, onSend, onStop }) {
   const input = h("textarea", {
     id: "composer",
     class: "composer-input",
@@ -81,7 +113,7 @@ export function createComposer({ onSend, onStop, tools = [] }) {
     id: "send",
     className: "composer-send",
     size: 18,
-    onclick: () => send(),
+    onclick: () => onSend(),
   });
   const stopBtn = iconButton("stop", "Stop the reply", {
     id: "stop",
@@ -122,66 +154,84 @@ export function createComposer({ onSend, onStop, tools = [] }) {
     ),
   );
 
+  return { el, box, input, chips, fileInput, sendBtn, stopBtn };
+}
+
+/** Enter sends (Shift+Enter breaks the line); pasted files become attachments, pasted text stays. */
+function watchInput(input, { autosize, send, addFiles }) {
+  input.addEventListener("input", autosize);
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      send();
+    }
+  });
+  input.addEventListener("paste", (e) => {
+    const files = Array.from(e.clipboardData?.files || []);
+    if (!files.length) return;
+    e.preventDefault();
+    addFiles(files);
+  });
+}
+
+/** Files picked with the paperclip or dropped on the box become attachments. */
+function watchFiles(box, fileInput, addFiles) {
+  fileInput.addEventListener("change", () => {
+    addFiles(Array.from(fileInput.files || []));
+    fileInput.value = "";
+  });
+  box.addEventListener("dragover", (e) => {
+    if (e.dataTransfer?.types?.includes("Files")) {
+      e.preventDefault();
+      box.classList.add("dropping");
+    }
+  });
+  box.addEventListener("dragleave", () => box.classList.remove("dropping"));
+  box.addEventListener("drop", (e) => {
+    box.classList.remove("dropping");
+    const files = Array.from(e.dataTransfer?.files || []);
+    if (!files.length) return;
+    e.preventDefault();
+    addFiles(files);
+  });
+}
+
+/** The chips of the attachments about to be sent, each with its remove button. */
+function showChips(chips, attachments, onRemove) {
+  clear(chips);
+  chips.hidden = !attachments.length;
+  for (const att of attachments) chips.append(attachmentChip(att, { onRemove: () => onRemove(att) }));
+}
+
+export function createComposer({ onSend, onStop, tools = [] }) {
+  let attachments = []; // {name, mimeType, size, data, url}
+  const { el, box, input, chips, fileInput, sendBtn, stopBtn } = composerFrame({
+    tools,
+    onSend: () => send(),
+    onStop: () => onStop(),
+  });
   const empty = () => !input.value.trim() && !attachments.length;
   function sync() {
     sendBtn.disabled = empty();
   }
   function autosize() {
+    // As tall as its text, up to 40% of the window.
     input.style.height = "auto";
     input.style.height = `${Math.min(input.scrollHeight, Math.round(window.innerHeight * 0.4))}px`;
     sync();
   }
   function renderChips() {
-    clear(chips);
-    chips.hidden = !attachments.length;
-    for (const att of attachments) {
-      chips.append(
-        attachmentChip(att, {
-          onRemove: () => {
-            attachments = attachments.filter((a) => a !== att);
-            if (att.url) URL.revokeObjectURL(att.url);
-            renderChips();
-            input.focus();
-          },
-        }),
-      );
-    }
+    showChips(chips, attachments, (att) => {
+      attachments = attachments.filter((a) => a !== att);
+      if (att.url) URL.revokeObjectURL(att.url);
+      renderChips();
+      input.focus();
+    });
     sync();
   }
 
   async function addFiles(files) {
-    for (const file of files) {
-      if (attachments.length >= MAX_FILES) {
-        toast(`At most ${MAX_FILES} files go with one message.`, { tone: "error" });
-        break;
-      }
-      if (file.size > MAX_FILE) {
-        toast(`${file.name} is ${sizeLabel(file.size)}; a file may be at most ${sizeLabel(MAX_FILE)}.`, {
-          tone: "error",
-        });
-        continue;
-      }
-      const total = attachments.reduce((n, a) => n + a.size, 0) + file.size;
-      if (total > MAX_TOTAL) {
-        toast(`The files of one message may be at most ${sizeLabel(MAX_TOTAL)} together.`, { tone: "error" });
-        continue;
-      }
-      try {
-        const data = await readBase64(file);
-        const name =
-          file.name ||
-          `pasted-${attachments.length + 1}.${(file.type.split("/")[1] || "bin").replace(/[^a-z0-9]/gi, "")}`;
-        attachments.push({
-          name,
-          mimeType: file.type || "application/octet-stream",
-          size: file.size,
-          data,
-          url: file.type.startsWith("image/") ? URL.createObjectURL(file) : null,
-        });
-      } catch (err) {
-        toast(err.message, { tone: "error" });
-      }
-    }
+    await readFiles(files, () => attachments);
     renderChips();
   }
 
@@ -196,40 +246,8 @@ export function createComposer({ onSend, onStop, tools = [] }) {
     onSend(text, files);
   }
 
-  input.addEventListener("input", autosize);
-  input.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
-      e.preventDefault();
-      send();
-    }
-  });
-  // Pasted images (a screenshot) and files become attachments; pasted text stays text.
-  input.addEventListener("paste", (e) => {
-    const files = Array.from(e.clipboardData?.files || []);
-    if (!files.length) return;
-    e.preventDefault();
-    addFiles(files);
-  });
-  fileInput.addEventListener("change", () => {
-    addFiles(Array.from(fileInput.files || []));
-    fileInput.value = "";
-  });
-  for (const target of [box]) {
-    target.addEventListener("dragover", (e) => {
-      if (e.dataTransfer?.types?.includes("Files")) {
-        e.preventDefault();
-        box.classList.add("dropping");
-      }
-    });
-    target.addEventListener("dragleave", () => box.classList.remove("dropping"));
-    target.addEventListener("drop", (e) => {
-      box.classList.remove("dropping");
-      const files = Array.from(e.dataTransfer?.files || []);
-      if (!files.length) return;
-      e.preventDefault();
-      addFiles(files);
-    });
-  }
+  watchInput(input, { autosize, send, addFiles });
+  watchFiles(box, fileInput, addFiles);
 
   return {
     el,
@@ -248,17 +266,9 @@ export function createComposer({ onSend, onStop, tools = [] }) {
     addFiles,
     /** An attachment made here (a resource's contents): {name, mimeType, data (base64)}. */
     addAttachment(att) {
-      const size =
-        Math.floor((att.data.length * 3) / 4) - (att.data.endsWith("==") ? 2 : att.data.endsWith("=") ? 1 : 0);
-      if (size > MAX_FILE) {
-        toast(`${att.name} is ${sizeLabel(size)}; a file may be at most ${sizeLabel(MAX_FILE)}.`, { tone: "error" });
-        return;
-      }
-      attachments.push({
-        ...att,
-        size,
-        url: att.mimeType.startsWith("image/") ? `data:${att.mimeType};base64,${att.data}` : null,
-      });
+      const made = dataAttachment(att);
+      if (!made) return;
+      attachments.push(made);
       renderChips();
     },
     sync,

@@ -9,12 +9,8 @@ import { iconButton, showMenu, promptDialog, confirmDialog, toastError, toast } 
 
 const PAGE = 100;
 
-export function createSidebar({ onOpen, onNew, onDeleted, onRenamed }) {
-  let items = [];
-  let hasMore = false; // the last page was full: there may be more
-  let loading = null;
-  let activeId = null;
-  let query = "";
+/** The sidebar's frame: New chat, the search box and the (empty) list. */
+function sidebarFrame(onNew) {
   const search = h("input", {
     class: "input conv-search",
     id: "conv-search",
@@ -41,20 +37,90 @@ export function createSidebar({ onOpen, onNew, onDeleted, onRenamed }) {
     ),
     list,
   );
+  return { el, search, list, sentinel };
+}
 
+/** One conversation in the list: open it, or its actions menu. */
+function conversationRow(c, { active, onOpen, onMenu }) {
+  const more = iconButton("more", `Actions for ${c.title || "conversation"}`, {
+    className: "conv-more",
+    onclick: (e) => {
+      e.stopPropagation();
+      onMenu(c, more);
+    },
+  });
+  return h(
+    "div",
+    { class: "conv-item", role: "listitem", "data-conv-id": c.id, "aria-current": active ? "true" : null },
+    h(
+      "button",
+      { type: "button", class: "conv-open", onclick: () => onOpen(c.id) },
+      h("span", { class: "conv-title", text: c.title || "Untitled" }),
+      h("span", { class: "conv-meta", text: `${relativeTime(c.updatedAt)} · ${c.messageCount ?? 0} messages` }),
+    ),
+    more,
+  );
+}
+
+/** Search as the person types (debounced); Escape clears it. */
+function watchSearch(search, onQuery) {
   search.addEventListener(
     "input",
-    debounce(() => {
-      query = search.value.trim();
-      refresh();
-    }, 200),
+    debounce(() => onQuery(search.value.trim()), 200),
   );
   search.addEventListener("keydown", (e) => {
     if (e.key === "Escape" && search.value) {
       search.value = "";
-      query = "";
-      refresh();
+      onQuery("");
     }
+  });
+}
+
+/** The sentinel after the last item: when it scrolls into view, the next page comes. */
+function watchEnd(list, sentinel, loadMore) {
+  // Checked again when the callback runs: the list may have been re-rendered in between.
+  const nearEnd = () =>
+    sentinel.isConnected && sentinel.getBoundingClientRect().top - list.getBoundingClientRect().bottom < 200;
+  new IntersectionObserver(
+    (entries) => {
+      if (entries.some((e) => e.isIntersecting) && nearEnd()) loadMore();
+    },
+    { root: list, rootMargin: "200px" },
+  ).observe(sentinel);
+}
+
+/** The list after one more page: conversations already shown are not repeated. */
+function withPage(items, page) {
+  const known = new Set(items.map((c) => c.id));
+  return items.concat((page || []).filter((c) => !known.has(c.id)));
+}
+
+/** Show `items` in the list, keeping its scroll place; the sentinel stays after the last. */
+function renderList(list, sentinel, items, { query, activeId, onOpen, onMenu }) {
+  const top = list.scrollTop;
+  clear(list);
+  list.append(sentinel);
+  if (!items.length) {
+    const text = query ? "No conversation matches." : "Your conversations will appear here.";
+    list.append(h("p", { class: "conv-empty", text }));
+    return;
+  }
+  for (const c of items) list.append(conversationRow(c, { active: c.id === activeId, onOpen, onMenu }));
+  list.append(sentinel);
+  list.scrollTop = top;
+}
+
+export function createSidebar({ onOpen, onNew, onDeleted, onRenamed }) {
+  let items = [];
+  let hasMore = false; // the last page was full: there may be more
+  let loading = null;
+  let activeId = null;
+  let query = "";
+  const { el, search, list, sentinel } = sidebarFrame(onNew);
+
+  watchSearch(search, (value) => {
+    query = value;
+    refresh();
   });
 
   const params = (extra) => ({ ...(query ? { query } : {}), ...extra });
@@ -82,8 +148,7 @@ export function createSidebar({ onOpen, onNew, onDeleted, onRenamed }) {
       .call("conversations.list", params({ limit: PAGE, before: { updatedAt: last.updatedAt, id: last.id } }))
       .then((page) => {
         if (asked !== query) return; // a new search started meanwhile
-        const known = new Set(items.map((c) => c.id));
-        items = items.concat((page || []).filter((c) => !known.has(c.id)));
+        items = withPage(items, page);
         hasMore = (page || []).length === PAGE;
         render();
       })
@@ -96,108 +161,11 @@ export function createSidebar({ onOpen, onNew, onDeleted, onRenamed }) {
     return loading;
   }
 
-  // The sentinel after the last item: when it scrolls into view, the next page comes.
-  // (Checked again when the callback runs: the list may have been re-rendered in between.)
-  const nearEnd = () =>
-    sentinel.isConnected && sentinel.getBoundingClientRect().top - list.getBoundingClientRect().bottom < 200;
-  new IntersectionObserver(
-    (entries) => {
-      if (entries.some((e) => e.isIntersecting) && nearEnd()) loadMore();
-    },
-    { root: list, rootMargin: "200px" },
-  ).observe(sentinel);
+  watchEnd(list, sentinel, loadMore);
 
-  function render() {
-    const top = list.scrollTop;
-    clear(list);
-    list.append(sentinel);
-    if (!items.length) {
-      list.append(
-        h("p", {
-          class: "conv-empty",
-          text: query ? "No conversation matches." : "Your conversations will appear here.",
-        }),
-      );
-      return;
-    }
-    for (const c of items) {
-      const more = iconButton("more", `Actions for ${c.title || "conversation"}`, {
-        className: "conv-more",
-        onclick: (e) => {
-          e.stopPropagation();
-          menu(c, more);
-        },
-      });
-      list.append(
-        h(
-          "div",
-          {
-            class: "conv-item",
-            role: "listitem",
-            "data-conv-id": c.id,
-            "aria-current": c.id === activeId ? "true" : null,
-          },
-          h(
-            "button",
-            { type: "button", class: "conv-open", onclick: () => onOpen(c.id) },
-            h("span", { class: "conv-title", text: c.title || "Untitled" }),
-            h("span", { class: "conv-meta", text: `${relativeTime(c.updatedAt)} · ${c.messageCount ?? 0} messages` }),
-          ),
-          more,
-        ),
-      );
-    }
-    list.append(sentinel);
-    list.scrollTop = top;
-  }
-
-  function menu(c, anchor) {
-    showMenu(anchor, [
-      { label: "Rename", icon: "edit", onclick: () => rename(c) },
-      { label: "Export as Markdown", icon: "download", onclick: () => exportConv(c, "markdown") },
-      { label: "Export as JSON", icon: "download", onclick: () => exportConv(c, "json") },
-      { label: "Delete", icon: "trash", danger: true, onclick: () => remove(c) },
-    ]);
-  }
-
-  async function rename(c) {
-    const title = await promptDialog({ title: "Rename conversation", label: "Title", value: c.title || "" });
-    if (title === null || !title.trim()) return;
-    try {
-      await api.call("conversations.rename", { id: c.id, title: title.trim() });
-      onRenamed?.(c.id, title.trim());
-      refresh();
-    } catch (err) {
-      toastError(err);
-    }
-  }
-
-  async function exportConv(c, format) {
-    try {
-      const { filename, content } = await api.call("conversations.export", { id: c.id, format });
-      downloadText(filename, content, format === "json" ? "application/json" : "text/markdown");
-      toast(`Exported ${filename}`, { tone: "success" });
-    } catch (err) {
-      toastError(err);
-    }
-  }
-
-  async function remove(c) {
-    const ok = await confirmDialog({
-      title: "Delete conversation?",
-      message: `"${c.title || "Untitled"}" and its messages will be deleted. This can't be undone.`,
-      confirmLabel: "Delete",
-      danger: true,
-    });
-    if (!ok) return;
-    try {
-      await api.call("conversations.delete", { id: c.id });
-      onDeleted?.(c.id);
-      refresh();
-    } catch (err) {
-      toastError(err);
-    }
-  }
+  const hooks = { refresh, onDeleted, onRenamed };
+  const onMenu = (c, anchor) => conversationMenu(c, anchor, hooks);
+  const render = () => renderList(list, sentinel, items, { query, activeId, onOpen, onMenu });
 
   return {
     el,
@@ -214,4 +182,53 @@ export function createSidebar({ onOpen, onNew, onDeleted, onRenamed }) {
       search.select();
     },
   };
+}
+
+/** A conversation's actions: rename, export, delete; hooks tell the sidebar. */
+function conversationMenu(c, anchor, hooks) {
+  showMenu(anchor, [
+    { label: "Rename", icon: "edit", onclick: () => rename(c, hooks) },
+    { label: "Export as Markdown", icon: "download", onclick: () => exportConv(c, "markdown") },
+    { label: "Export as JSON", icon: "download", onclick: () => exportConv(c, "json") },
+    { label: "Delete", icon: "trash", danger: true, onclick: () => remove(c, hooks) },
+  ]);
+}
+
+async function rename(c, { refresh, onRenamed }) {
+  const title = await promptDialog({ title: "Rename conversation", label: "Title", value: c.title || "" });
+  if (title === null || !title.trim()) return;
+  try {
+    await api.call("conversations.rename", { id: c.id, title: title.trim() });
+    onRenamed?.(c.id, title.trim());
+    refresh();
+  } catch (err) {
+    toastError(err);
+  }
+}
+
+async function exportConv(c, format) {
+  try {
+    const { filename, content } = await api.call("conversations.export", { id: c.id, format });
+    downloadText(filename, content, format === "json" ? "application/json" : "text/markdown");
+    toast(`Exported ${filename}`, { tone: "success" });
+  } catch (err) {
+    toastError(err);
+  }
+}
+
+async function remove(c, { refresh, onDeleted }) {
+  const ok = await confirmDialog({
+    title: "Delete conversation?",
+    message: `"${c.title || "Untitled"}" and its messages will be deleted. This can't be undone.`,
+    confirmLabel: "Delete",
+    danger: true,
+  });
+  if (!ok) return;
+  try {
+    await api.call("conversations.delete", { id: c.id });
+    onDeleted?.(c.id);
+    refresh();
+  } catch (err) {
+    toastError(err);
+  }
 }

@@ -7,9 +7,118 @@ import { h, clear } from "../dom.js";
 import { icon } from "../icons.js";
 import { button, toastError } from "../ui.js";
 import { store } from "../store.js";
+import { chosenModel, effectiveModel, modelLabel } from "./model-choice.js";
 
-export function createModelPicker({ getConv }) {
-  let draft = {}; // the unsent chat's choice: {backend, model, systemPrompt}
+/** The backend choice: the Settings default first, then every backend. */
+function backendSelect(list, agent, o) {
+  const select = h(
+    "select",
+    { class: "select", id: "composer-backend", "aria-label": "Backend" },
+    h("option", {
+      value: "",
+      text: `Settings default (${list.find((b) => b.id === agent.backend)?.name || "none"})`,
+    }),
+    list.map((b) => h("option", { value: b.id, text: b.name })),
+  );
+  select.value = o.backend || "";
+  return select;
+}
+
+/** The model: a list when the backend's models are known, else a text field (with suggestions). */
+function modelFields(current, e, o) {
+  const models = current?.models || [];
+  const modelIn = h("input", {
+    class: "input",
+    id: "composer-model-name",
+    list: "composer-model-list",
+    autocomplete: "off",
+    spellcheck: "false",
+    placeholder: current?.defaultModel || "model name",
+    value: o.backend ? o.model || "" : "",
+  });
+  const datalist = h(
+    "datalist",
+    { id: "composer-model-list" },
+    models.map((m) => h("option", { value: m })),
+  );
+  if (!models.length) return { modelIn, datalist, modelSel: null };
+  const modelSel = h(
+    "select",
+    { class: "select", id: "composer-model-pick", "aria-label": "Model" },
+    h("option", {
+      value: "",
+      text: current?.defaultModel ? `Default (${current.defaultModel})` : "Choose a model…",
+    }),
+    models.map((m) => h("option", { value: m, text: m })),
+  );
+  modelSel.value = chosenModel(e, o, models);
+  modelIn.hidden = true;
+  return { modelIn, datalist, modelSel };
+}
+
+function promptField(agent, o) {
+  const prompt = h("textarea", {
+    class: "input model-pop-prompt",
+    id: "composer-system",
+    rows: 3,
+    "aria-label": "System prompt",
+    placeholder: agent.systemPrompt
+      ? `Settings: ${agent.systemPrompt.slice(0, 80)}`
+      : "Optional: how the model should behave in this conversation",
+  });
+  prompt.value = o.systemPrompt || "";
+  return prompt;
+}
+
+/** "List models" for a backend that can list them: asks it, then `onListed`. */
+function listModelsButton(current, onListed) {
+  if (!current?.canListModels) return null;
+  return button("List models", {
+    small: true,
+    variant: "ghost",
+    id: "composer-list-models",
+    onclick: async () => {
+      try {
+        await api.call("settings.testBackend", { backend: current.id });
+        await store.refreshSettings();
+        onListed();
+      } catch (err) {
+        toastError(err);
+      }
+    },
+  });
+}
+
+/** The popover's contents, in order. */
+function popContents(title, { backendSel, modelSel, modelIn, datalist, prompt, listButton }) {
+  return [
+    h("p", { class: "model-pop-title", text: title }),
+    h("label", { class: "field-label", for: "composer-backend", text: "Backend" }),
+    backendSel,
+    h(
+      "div",
+      { class: "row model-pop-row" },
+      h("label", {
+        class: "field-label grow",
+        for: modelSel ? "composer-model-pick" : "composer-model-name",
+        text: "Model",
+      }),
+      listButton,
+    ),
+    modelSel,
+    modelIn,
+    datalist,
+    h("label", { class: "field-label", for: "composer-system", text: "System prompt" }),
+    prompt,
+    h("p", {
+      class: "field-help",
+      text: "Remembered with this conversation; Settings → Model sets the default for new ones.",
+    }),
+  ];
+}
+
+/** The picker's button (with its label) and its popover. */
+function pickerFrame() {
   const label = h("span", { class: "model-pick-label", text: "Model" });
   const btn = h(
     "button",
@@ -32,6 +141,49 @@ export function createModelPicker({ getConv }) {
     "aria-label": "Model of this conversation",
     hidden: true,
   });
+  return { label, btn, pop };
+}
+
+/** The button says what answers, and whether it is this conversation's own choice. */
+function showChoice(btn, label, e, own, backends) {
+  label.textContent = modelLabel(e, backends);
+  btn.classList.toggle("is-own", e.own);
+  btn.classList.toggle("has-prompt", Boolean(own.systemPrompt));
+  btn.title = e.own
+    ? "This conversation's own model (click to change)"
+    : "The model from Settings (click to choose one for this conversation)";
+}
+
+/** Each change in the popover is saved at once; a new backend or model list shows again. */
+function saveChanges({ backendSel, modelSel, modelIn, prompt }, { save, render, defaultBackend }) {
+  backendSel.addEventListener("change", () => save({ backend: backendSel.value || null, model: null }).then(render));
+  // Choosing a model makes the pair the conversation's own: the backend list then shows it too.
+  modelSel?.addEventListener("change", () =>
+    save({ backend: backendSel.value || defaultBackend(), model: modelSel.value || null }).then(render),
+  );
+  modelIn.addEventListener("change", () =>
+    save({ backend: backendSel.value || defaultBackend(), model: modelIn.value.trim() || null }),
+  );
+  prompt.addEventListener("change", () => save({ systemPrompt: prompt.value.trim() || null }));
+}
+
+/** A press outside the picker closes it; so does Escape in it (focus goes back to the button). */
+function closeOutside(el, btn, pop, close) {
+  document.addEventListener("mousedown", (e) => {
+    if (!pop.hidden && !el.contains(e.target)) close();
+  });
+  pop.addEventListener("keydown", (e) => {
+    if (e.key === "Escape") {
+      e.stopPropagation();
+      close();
+      btn.focus();
+    }
+  });
+}
+
+export function createModelPicker({ getConv }) {
+  let draft = {}; // the unsent chat's choice: {backend, model, systemPrompt}
+  const { label, btn, pop } = pickerFrame();
   const el = h("div", { class: "model-pick-wrap" }, btn, pop);
 
   const own = () => {
@@ -42,27 +194,10 @@ export function createModelPicker({ getConv }) {
   const agent = () => store.settings?.agent || {};
 
   /** What answers now: the conversation's own pair, else the Settings default. */
-  function effective() {
-    const o = own();
-    if (o.backend)
-      return {
-        backend: o.backend,
-        model: o.model || backends().find((b) => b.id === o.backend)?.defaultModel || "",
-        own: true,
-      };
-    const b = agent().backend;
-    return { backend: b, model: agent().model || backends().find((x) => x.id === b)?.defaultModel || "", own: false };
-  }
+  const effective = () => effectiveModel(own(), { backends: backends(), agent: agent() });
 
   function sync() {
-    const e = effective();
-    const name = backends().find((b) => b.id === e.backend)?.name || e.backend;
-    label.textContent = e.backend ? `${name}${e.model ? ` · ${e.model}` : ""}` : "No model";
-    btn.classList.toggle("is-own", e.own);
-    btn.classList.toggle("has-prompt", Boolean(own().systemPrompt));
-    btn.title = e.own
-      ? "This conversation's own model (click to change)"
-      : "The model from Settings (click to choose one for this conversation)";
+    showChoice(btn, label, effective(), own(), backends());
   }
 
   async function save(values) {
@@ -83,108 +218,14 @@ export function createModelPicker({ getConv }) {
 
   function render() {
     const o = own();
-    const e = effective();
     const list = backends();
-    const backendSel = h(
-      "select",
-      { class: "select", id: "composer-backend", "aria-label": "Backend" },
-      h("option", {
-        value: "",
-        text: `Settings default (${list.find((b) => b.id === agent().backend)?.name || "none"})`,
-      }),
-      list.map((b) => h("option", { value: b.id, text: b.name })),
-    );
-    backendSel.value = o.backend || "";
+    const backendSel = backendSelect(list, agent(), o);
     const current = list.find((b) => b.id === (backendSel.value || agent().backend));
-    const models = current?.models || [];
-    const modelIn = h("input", {
-      class: "input",
-      id: "composer-model-name",
-      list: "composer-model-list",
-      autocomplete: "off",
-      spellcheck: "false",
-      placeholder: current?.defaultModel || "model name",
-      value: o.backend ? o.model || "" : "",
-    });
-    const datalist = h(
-      "datalist",
-      { id: "composer-model-list" },
-      models.map((m) => h("option", { value: m })),
-    );
-    const modelSel = models.length
-      ? h(
-          "select",
-          { class: "select", id: "composer-model-pick", "aria-label": "Model" },
-          h("option", {
-            value: "",
-            text: current?.defaultModel ? `Default (${current.defaultModel})` : "Choose a model…",
-          }),
-          models.map((m) => h("option", { value: m, text: m })),
-        )
-      : null;
-    if (modelSel) {
-      modelSel.value = models.includes(e.model) && o.backend ? e.model : "";
-      modelIn.hidden = true;
-    }
-    const prompt = h("textarea", {
-      class: "input model-pop-prompt",
-      id: "composer-system",
-      rows: 3,
-      "aria-label": "System prompt",
-      placeholder: agent().systemPrompt
-        ? `Settings: ${agent().systemPrompt.slice(0, 80)}`
-        : "Optional: how the model should behave in this conversation",
-    });
-    prompt.value = o.systemPrompt || "";
-    const list_ = current?.canListModels
-      ? button("List models", {
-          small: true,
-          variant: "ghost",
-          id: "composer-list-models",
-          onclick: async () => {
-            try {
-              await api.call("settings.testBackend", { backend: current.id });
-              await store.refreshSettings();
-              render();
-            } catch (err) {
-              toastError(err);
-            }
-          },
-        })
-      : null;
-    backendSel.addEventListener("change", () => save({ backend: backendSel.value || null, model: null }).then(render));
-    // Choosing a model makes the pair the conversation's own: the backend list then shows it too.
-    modelSel?.addEventListener("change", () =>
-      save({ backend: backendSel.value || agent().backend, model: modelSel.value || null }).then(render),
-    );
-    modelIn.addEventListener("change", () =>
-      save({ backend: backendSel.value || agent().backend, model: modelIn.value.trim() || null }),
-    );
-    prompt.addEventListener("change", () => save({ systemPrompt: prompt.value.trim() || null }));
-    clear(pop).append(
-      h("p", { class: "model-pop-title", text: getConv()?.id ? "This conversation" : "The new conversation" }),
-      h("label", { class: "field-label", for: "composer-backend", text: "Backend" }),
-      backendSel,
-      h(
-        "div",
-        { class: "row model-pop-row" },
-        h("label", {
-          class: "field-label grow",
-          for: modelSel ? "composer-model-pick" : "composer-model-name",
-          text: "Model",
-        }),
-        list_,
-      ),
-      modelSel,
-      modelIn,
-      datalist,
-      h("label", { class: "field-label", for: "composer-system", text: "System prompt" }),
-      prompt,
-      h("p", {
-        class: "field-help",
-        text: "Remembered with this conversation; Settings → Model sets the default for new ones.",
-      }),
-    );
+    const { modelIn, datalist, modelSel } = modelFields(current, effective(), o);
+    const prompt = promptField(agent(), o);
+    saveChanges({ backendSel, modelSel, modelIn, prompt }, { save, render, defaultBackend: () => agent().backend });
+    const fields = { backendSel, modelSel, modelIn, datalist, prompt, listButton: listModelsButton(current, render) };
+    clear(pop).append(...popContents(getConv()?.id ? "This conversation" : "The new conversation", fields));
   }
 
   function open(show = pop.hidden) {
@@ -194,16 +235,7 @@ export function createModelPicker({ getConv }) {
     if (show) pop.querySelector("select, input")?.focus();
   }
   btn.addEventListener("click", () => open());
-  document.addEventListener("mousedown", (e) => {
-    if (!pop.hidden && !el.contains(e.target)) open(false);
-  });
-  pop.addEventListener("keydown", (e) => {
-    if (e.key === "Escape") {
-      e.stopPropagation();
-      open(false);
-      btn.focus();
-    }
-  });
+  closeOutside(el, btn, pop, () => open(false));
   store.on("settings", sync);
 
   return {

@@ -302,24 +302,38 @@ async function send(text, files) {
 
 // ---- events from the core -----------------------------------------------------------------
 
-function wire() {
-  api.on("chat.message", (d) => {
-    const c = convFor(d?.conversationId);
-    if (!c) return;
-    addMessage(c, d.message);
-    // An app can start or continue a conversation the person is not looking at: say where.
-    if (d.message?.source === "app" && (c !== active || document.getElementById("screen-chat").hidden)) {
-      toast("An app posted a message to the chat", {
-        action: {
-          label: "Open",
-          onclick: () => {
-            ctx.navigate("chat");
-            open(c.id);
-          },
+function onMessage(d) {
+  const c = convFor(d?.conversationId);
+  if (!c) return;
+  addMessage(c, d.message);
+  // An app can start or continue a conversation the person is not looking at: say where.
+  if (d.message?.source === "app" && (c !== active || document.getElementById("screen-chat").hidden)) {
+    toast("An app posted a message to the chat", {
+      action: {
+        label: "Open",
+        onclick: () => {
+          ctx.navigate("chat");
+          open(c.id);
         },
-      });
-    }
-  });
+      },
+    });
+  }
+}
+
+function onError(d) {
+  const c = convFor(d?.conversationId);
+  if (!c) return;
+  // In place: right after the reply that failed (or at the end of the thread).
+  const after = d.messageId && c.msgs.get(d.messageId)?.el;
+  const block = errorBlock(d.message, d.kind, toSettings);
+  if (after && after.parentNode === c.el) after.after(block);
+  else c.el.append(block);
+  setRunning(c, false);
+  follow();
+}
+
+function wire() {
+  api.on("chat.message", onMessage);
   api.on("chat.delta", (d) => {
     const c = convFor(d?.conversationId);
     if (!c) return;
@@ -346,17 +360,7 @@ function wire() {
     c.el.append(contextMarker(d));
     follow();
   });
-  api.on("chat.error", (d) => {
-    const c = convFor(d?.conversationId);
-    if (!c) return;
-    // In place: right after the reply that failed (or at the end of the thread).
-    const after = d.messageId && c.msgs.get(d.messageId)?.el;
-    const block = errorBlock(d.message, d.kind, toSettings);
-    if (after && after.parentNode === c.el) after.after(block);
-    else c.el.append(block);
-    setRunning(c, false);
-    follow();
-  });
+  api.on("chat.error", onError);
   api.on("chat.done", (d) => {
     const c = convFor(d?.conversationId);
     if (c) setRunning(c, false);

@@ -42,65 +42,75 @@ export function renderWelcome({ navigate }) {
     );
   }
   for (const server of servers) {
-    const own = tools.filter((t) => t.server === server.name);
-    const group = h(
-      "div",
-      { class: "welcome-server" },
-      h(
-        "div",
-        { class: "welcome-server-head" },
-        icon("servers", { size: 15 }),
-        h("strong", { text: server.name }),
-        server.status !== "ready" ? badge(server.status, server.status === "failed" ? "danger" : "neutral") : null,
+    section.append(
+      serverTools(
+        server,
+        tools.filter((t) => t.server === server.name),
+        navigate,
       ),
     );
-    if (!own.length) {
-      group.append(
-        h("p", {
-          class: "muted small",
-          text: server.status === "ready" ? "This server has no tools." : "Tools appear once it is ready.",
-        }),
-      );
-    }
-    for (const tool of own.slice(0, MAX_TOOLS)) {
-      group.append(
-        h(
-          "div",
-          { class: "welcome-tool", "data-tool": tool.name },
-          h("div", { class: "welcome-tool-icon" }, icon(tool.resourceUri ? "app" : "tool", { size: 16 })),
-          h(
-            "div",
-            { class: "grow" },
-            h(
-              "div",
-              { class: "row" },
-              h("code", { class: "welcome-tool-name", text: tool.name }),
-              tool.resourceUri ? badge("Has app", "accent") : null,
-            ),
-            tool.description ? h("p", { class: "muted small clamp-2", text: tool.description }) : null,
-          ),
-          button("Try it in the Tool runner", {
-            small: true,
-            icon: "runner",
-            "data-action": "try-tool",
-            onclick: () => navigate("runner", { server: tool.server, tool: tool.name }),
-          }),
-        ),
-      );
-    }
-    if (own.length > MAX_TOOLS) {
-      group.append(
-        button(`All ${own.length} tools in the Tool runner`, {
-          small: true,
-          variant: "ghost",
-          onclick: () => navigate("runner", { server: server.name }),
-        }),
-      );
-    }
-    section.append(group);
   }
   card.append(section);
   return card;
+}
+
+/** A server's first few tools, each with a shortcut into the Tool runner. */
+function serverTools(server, own, navigate) {
+  const group = h(
+    "div",
+    { class: "welcome-server" },
+    h(
+      "div",
+      { class: "welcome-server-head" },
+      icon("servers", { size: 15 }),
+      h("strong", { text: server.name }),
+      server.status !== "ready" ? badge(server.status, server.status === "failed" ? "danger" : "neutral") : null,
+    ),
+  );
+  if (!own.length) {
+    group.append(
+      h("p", {
+        class: "muted small",
+        text: server.status === "ready" ? "This server has no tools." : "Tools appear once it is ready.",
+      }),
+    );
+  }
+  for (const tool of own.slice(0, MAX_TOOLS)) group.append(toolRow(tool, navigate));
+  if (own.length > MAX_TOOLS) {
+    group.append(
+      button(`All ${own.length} tools in the Tool runner`, {
+        small: true,
+        variant: "ghost",
+        onclick: () => navigate("runner", { server: server.name }),
+      }),
+    );
+  }
+  return group;
+}
+
+function toolRow(tool, navigate) {
+  return h(
+    "div",
+    { class: "welcome-tool", "data-tool": tool.name },
+    h("div", { class: "welcome-tool-icon" }, icon(tool.resourceUri ? "app" : "tool", { size: 16 })),
+    h(
+      "div",
+      { class: "grow" },
+      h(
+        "div",
+        { class: "row" },
+        h("code", { class: "welcome-tool-name", text: tool.name }),
+        tool.resourceUri ? badge("Has app", "accent") : null,
+      ),
+      tool.description ? h("p", { class: "muted small clamp-2", text: tool.description }) : null,
+    ),
+    button("Try it in the Tool runner", {
+      small: true,
+      icon: "runner",
+      "data-action": "try-tool",
+      onclick: () => navigate("runner", { server: tool.server, tool: tool.name }),
+    }),
+  );
 }
 
 async function chooseBackend(id, navigate, focus) {
