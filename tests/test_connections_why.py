@@ -110,7 +110,7 @@ async def test_every_page_of_tools_is_listed_and_a_tool_on_page_two_is_callable(
         assert sorted(conn.tools) == ["alpha", "beta_on_page_two", "bytes_tool", "echo", "huge", "slow_ui"]
         result = await conn.call_tool("beta_on_page_two", {})
         assert result["content"][0]["text"] == "beta_on_page_two ran"
-        assert "ui://raw/view" in conn.listing_meta  # resources/list page 2
+        assert "ui://raw/view" in conn.listing.listing_meta  # resources/list page 2
     finally:
         await mgr.stop_all()
 
@@ -202,7 +202,7 @@ async def test_a_followed_resource_on_a_2026_server_reports_its_updates() -> Non
         await mgr.wait_ready(timeout=30)
         conn = mgr.get("fault")
         assert conn.protocol_version == "2026-07-28"
-        assert await conn.subscribe("ui://fault/view") == ["ui://fault/view"]
+        assert await conn.subscriptions.subscribe("ui://fault/view") == ["ui://fault/view"]
         for _ in range(200):  # the listen stream is reopened with the URI; touch until an update arrives
             await conn.call_tool("touch_view", {})
             if seen:

@@ -61,7 +61,7 @@ async def test_an_sse_server_connects_lists_and_calls(sse_server: int) -> None:
         assert conn.status == "ready", conn.error
         assert conn.info()["transport"] == "sse" and "echo" in conn.tools
         assert (await conn.call_tool("echo", {"text": "x"}))["content"][0]["text"] == "sse says x"
-        assert [p["name"] for p in await conn.prompts()] == ["greet"]
+        assert [p["name"] for p in await conn.requests.prompts()] == ["greet"]
     finally:
         await mgr.stop_all()
 

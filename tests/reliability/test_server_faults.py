@@ -141,8 +141,8 @@ async def test_a_list_changed_burst_makes_one_refresh_that_rereads_nothing_uncha
         await mgr.wait_ready(timeout=30)
         conn = mgr.get("fault")
         assert conn.status == "ready"
-        await conn.ui.idle()  # ui:// resources are read after connecting, in the background
-        assert "ui://fault/view" in conn.ui_cache
+        await conn.listing.ui.idle()  # ui:// resources are read after connecting, in the background
+        assert "ui://fault/view" in conn.listing.ui.entries
 
         def sent(method: str) -> int:
             return len([e for e in insp.query(EventFilter(server="fault", method=method), limit=10_000)
@@ -153,11 +153,11 @@ async def test_a_list_changed_burst_makes_one_refresh_that_rereads_nothing_uncha
         conn.on_change = lambda c: changes.append(c.generation)
         for i in range(200):
             kind = types.ToolListChangedNotification if i % 2 else types.ResourceListChangedNotification
-            await conn._on_message(kind())  # as the SDK hands them to message_handler
-        await until(lambda: changes and conn._refresher.task is not None and conn._refresher.task.done())
+            await conn.events.on_message(kind())  # as the SDK hands them to message_handler
+        await until(lambda: changes and conn.listing.refresher.task is not None and conn.listing.refresher.task.done())
         assert sent("tools/list") - lists == 1
         assert sent("resources/read") == reads
-        assert len(changes) == 1 and conn.ui_cache["ui://fault/view"].html
+        assert len(changes) == 1 and conn.listing.ui.entries["ui://fault/view"].html
         assert (await conn.call_tool("echo", {}))["content"][0]["text"] == "hi"
     finally:
         await mgr.stop_all()

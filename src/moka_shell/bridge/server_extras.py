@@ -43,20 +43,20 @@ class ServerExtraMethods:
 
     async def prompts(self, p: Params) -> list[dict[str, Any]]:
         """Every prompt of one server."""
-        return await self.app.servers.get(req_str(p, "server")).prompts()
+        return await self.app.servers.get(req_str(p, "server")).requests.prompts()
 
     async def prompt(self, p: Params) -> dict[str, Any]:
         """One prompt's messages, its arguments filled in."""
         conn = self.app.servers.get(req_str(p, "server"))
-        return await conn.get_prompt(req_str(p, "name"), _strings(opt_dict(p, "arguments"), "arguments"))
+        return await conn.requests.get_prompt(req_str(p, "name"), _strings(opt_dict(p, "arguments"), "arguments"))
 
     async def resources(self, p: Params) -> dict[str, list[dict[str, Any]]]:
         """Every resource and resource template of one server."""
-        return await self.app.servers.get(req_str(p, "server")).resources()
+        return await self.app.servers.get(req_str(p, "server")).requests.resources()
 
     async def read_resource(self, p: Params) -> dict[str, Any]:
         """One resource's contents (capped)."""
-        return await self.app.servers.get(req_str(p, "server")).read_resource(req_str(p, "uri"))
+        return await self.app.servers.get(req_str(p, "server")).requests.read_resource(req_str(p, "uri"))
 
     async def complete(self, p: Params) -> dict[str, Any]:
         """Completions for a prompt argument or a template variable."""
@@ -65,13 +65,13 @@ class ServerExtraMethods:
         if not isinstance(argument.get("name"), str):
             raise InvalidParamsError("'argument' must be {name, value}")
         context = _strings(opt_dict(opt_dict(p, "context"), "arguments"), "context.arguments")
-        return await conn.complete(opt_dict(p, "ref"), argument, context)
+        return await conn.requests.complete(opt_dict(p, "ref"), argument, context)
 
     async def set_log_level(self, p: Params) -> dict[str, Any]:
         """Set the level of log messages one server sends, and save it in the config."""
         name = req_str(p, "server")
         conn = self.app.servers.get(name)
-        await conn.set_log_level(req_str(p, "level"))
+        await conn.settings.set_log_level(req_str(p, "level"))
         self.app.config.mcp_servers[name] = conn.config
         self.app.save_config()
         return conn.info()
@@ -79,13 +79,13 @@ class ServerExtraMethods:
     async def logs(self, p: Params) -> list[dict[str, Any]]:
         """The newest log messages of one server, oldest first."""
         limit = max(1, min(MAX_LOG_LINES, opt_int(p, "limit", MAX_LOG_LINES) or MAX_LOG_LINES))
-        return list(self.app.servers.get(req_str(p, "server")).logs)[-limit:]
+        return list(self.app.servers.get(req_str(p, "server")).events.logs)[-limit:]
 
     async def set_roots(self, p: Params) -> dict[str, Any]:
         """Set the folders one server may use (roots), save them, and tell the server."""
         name = req_str(p, "server")
         conn = self.app.servers.get(name)
-        await conn.set_roots(p.get("roots"))
+        await conn.settings.set_roots(p.get("roots"))
         self.app.config.mcp_servers[name] = conn.config
         self.app.save_config()
         return conn.info()
@@ -93,9 +93,9 @@ class ServerExtraMethods:
     async def subscribe(self, p: Params) -> dict[str, Any]:
         """Follow a resource: ``resource.updated`` events come when it changes."""
         conn = self.app.servers.get(req_str(p, "server"))
-        return {"subscribed": await conn.subscribe(req_str(p, "uri"))}
+        return {"subscribed": await conn.subscriptions.subscribe(req_str(p, "uri"))}
 
     async def unsubscribe(self, p: Params) -> dict[str, Any]:
         """Stop following a resource."""
         conn = self.app.servers.get(req_str(p, "server"))
-        return {"subscribed": await conn.unsubscribe(req_str(p, "uri"))}
+        return {"subscribed": await conn.subscriptions.unsubscribe(req_str(p, "uri"))}

@@ -25,6 +25,11 @@ class Coalesced:
         if self.task is None or self.task.done():
             self.task = asyncio.get_running_loop().create_task(self._run())
 
+    def cancel(self) -> None:
+        """Drop a run under way or waiting (the connection it served is gone)."""
+        if self.task is not None:
+            self.task.cancel()
+
     async def _run(self) -> None:
         while self._wanted:
             await asyncio.sleep(self._delay)

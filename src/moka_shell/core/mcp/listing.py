@@ -2,11 +2,14 @@
 
 A list stops after ``MAX_PAGES`` pages or ``MAX_ITEMS`` items, and when a server hands back a cursor
 it already gave (a loop): a broken or hostile server costs a bounded number of requests.
+``ServerListing`` keeps one server's catalogue current: listed on connecting, listed again after a
+burst of list changes, its UI resources read in the background.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -14,11 +17,17 @@ from typing import Any
 import pydantic
 from mcp import Client, MCPError
 
-from moka_shell.core.mcp.catalog import ToolEntry, tool_entry
-from moka_shell.core.mcp.sdk import dump
+from moka_shell.core.mcp.catalog import ToolEntry, UiResource, tool_entry
+from moka_shell.core.mcp.coalesce import Coalesced
+from moka_shell.core.mcp.link import Link
+from moka_shell.core.mcp.sdk import describe_exception, dump
+from moka_shell.core.mcp.ui_resources import UiCache
+from moka_shell.inspector import Inspector
 
 MAX_PAGES = 100
 MAX_ITEMS = 10_000
+LIST_CHANGED_DEBOUNCE = 0.25  # a burst of list_changed notifications within this makes one refresh
+log = logging.getLogger("moka.servers")
 
 
 async def all_pages(fetch: Callable[[str | None], Awaitable[Any]], field: str) -> list[Any]:
@@ -85,3 +94,51 @@ async def read_listing(client: Client, server: str) -> Listing:
         listing_meta = {str(r.uri): dict(r.meta or {}) for r in resources}
         keys = {str(r.uri): json.dumps(dump(r), sort_keys=True, default=str) for r in resources}
     return Listing(tools, listing_meta, keys)
+
+
+class ServerListing:
+    """One server's catalogue, kept current: its tools, each resource's ``_meta``, the UI resources read."""
+
+    def __init__(self, link: Link, inspector: Inspector, changed: Callable[[], None]) -> None:
+        self._link = link
+        self._inspector = inspector
+        self._changed = changed  # told after a refresh, so the card shows the new catalogue
+        self.tools: dict[str, ToolEntry] = {}
+        self.listing_meta: dict[str, dict[str, Any]] = {}
+        self._keys: dict[str, str] = {}  # uri -> its resources/list entry as JSON, to see what changed
+        self.ui = UiCache()
+        self.version = 0  # counts the refreshes after list changes (the card's prompts and resources are stale)
+        self.refresher = Coalesced(self._refresh_now, LIST_CHANGED_DEBOUNCE)
+
+    async def refresh(self, client: Client) -> None:
+        """List every tool and resource; then read (in the background) the UI resources that are new or changed."""
+        found = await read_listing(client, self._link.name)
+        changed = {uri for uri, key in found.keys.items() if self._keys.get(uri) != key}
+        self.tools, self.listing_meta, self._keys = found.tools, found.listing_meta, found.keys
+        uris = sorted({t.resource_uri for t in self.tools.values() if t.resource_uri})
+        self.ui.keep_only(set(uris), changed)
+        self.ui.prefetch(client, uris, self.listing_meta)
+
+    def refresh_soon(self) -> None:
+        """A list changed: refresh soon (a burst of changes makes one refresh)."""
+        if self._link.client is not None:
+            self.refresher.request()
+
+    async def ui_resource(self, uri: str) -> UiResource:
+        """The cached UI resource, read now if it is not cached."""
+        client = self._link.ready_client()
+        return await self.ui.get(client, uri, self.listing_meta.get(uri, {}).get("ui") or {})
+
+    async def _refresh_now(self) -> bool:
+        client = self._link.client
+        if client is None:
+            return False
+        try:
+            await self.refresh(client)
+            self.version += 1
+        except Exception as exc:  # the supervisor notices a dead connection; keep the old catalogue
+            self._inspector.record("server", {"error": f"refresh failed: {describe_exception(exc)}"},
+                                   server=self._link.name, method="refresh/error")
+            return False
+        self._changed()
+        return True

@@ -1,7 +1,7 @@
-"""What Moka asks a connected server: tools, prompts, resources, completions, the log level.
+"""What Moka asks a connected server: tools, prompts, resources, completions.
 
-A mixin of ServerConnection (``connection.py``). Every request goes through ``_guard``, which turns
-the SDK's failures into ToolCallError and marks a dead connection so the supervisor reconnects.
+Every request goes through ``_guard``, which turns the SDK's failures into ToolCallError and marks
+a dead connection (``Link.lost``) so the supervisor reconnects.
 """
 
 from __future__ import annotations
@@ -16,35 +16,32 @@ from mcp import Client, MCPError
 
 from moka_shell.core.mcp import listing
 from moka_shell.core.mcp.catalog import MAX_RESULT_BYTES, ToolEntry, cap_result, result_size
+from moka_shell.core.mcp.link import Link
+from moka_shell.core.mcp.listing import ServerListing
 from moka_shell.core.mcp.progress import CallTracker, progress_for
 from moka_shell.core.mcp.sdk import describe_exception, dump
 from moka_shell.core.mcp.stderr import StderrTail
-from moka_shell.errors import InvalidParamsError, ServerUnavailableError, ToolCallError, UnknownToolError
+from moka_shell.errors import InvalidParamsError, ToolCallError, UnknownToolError
 
 
 class ServerRequests:
-    """``call_tool``, ``request`` and the prompts / resources / completion methods of a connection."""
+    """``call_tool``, ``request`` and the prompts / resources / completion methods of one server."""
 
-    name: str
-    status: str
-    error: str | None
-    client: Client | None
-    tools: dict[str, ToolEntry]
-    stderr: StderrTail
-    calls: CallTracker | None  # progress of each call goes to the card of the call the task serves
-    _dead: asyncio.Event
-
-    def _client_or_raise(self) -> Client:
-        if self.status != "ready" or self.client is None:
-            raise ServerUnavailableError(self.name, self.status, self.error)
-        return self.client
+    def __init__(self, link: Link, listing: ServerListing, stderr: StderrTail, *,
+                 calls: CallTracker | None = None) -> None:
+        self._link = link
+        self._listing = listing  # the tools a call may name
+        self._stderr = stderr  # the transport's last HTTP error, quoted in a failure
+        self._calls = calls  # progress of each call goes to the card of the call the task serves
+        self.name = link.name
 
     def tool(self, name: str) -> ToolEntry:
         """The catalogue entry of a tool, or UnknownToolError."""
+        tools = self._listing.tools
         try:
-            return self.tools[name]
+            return tools[name]
         except KeyError:
-            raise UnknownToolError(self.name, name, list(self.tools)) from None
+            raise UnknownToolError(self.name, name, list(tools)) from None
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None, *,
                         timeout: float | None = None) -> dict[str, Any]:
@@ -53,15 +50,15 @@ class ServerRequests:
         Protocol failures raise ToolCallError; a dead connection is marked so the
         supervisor reconnects.
         """
-        client = self._client_or_raise()
+        client = self._link.ready_client()
         self.tool(name)
         return cap_result(await self._guard(client.call_tool(name, arguments or {}, read_timeout_seconds=timeout,
-                                                             progress_callback=progress_for(self.calls, self.name)),
+                                                             progress_callback=progress_for(self._calls, self.name)),
                                             f"tools/call {name}"))
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Proxy a read-only request (resources/read, resources/list, ...) for a view."""
-        client = self._client_or_raise()
+        client = self._link.ready_client()
         if method == "resources/read":
             coro: Any = client.read_resource(str(params.get("uri", "")))
         elif method == "resources/list":
@@ -78,7 +75,7 @@ class ServerRequests:
 
     async def prompts(self) -> list[dict[str, Any]]:
         """Every prompt of the server (``[]`` when it offers none)."""
-        client = self._client_or_raise()
+        client = self._link.ready_client()
         if not listing.has_capability(client, "prompts"):
             return []
         found = await self._guard(listing.list_prompts(client), "prompts/list")
@@ -86,12 +83,12 @@ class ServerRequests:
 
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:
         """``prompts/get``: the prompt's messages with these arguments filled in."""
-        client = self._client_or_raise()
+        client = self._link.ready_client()
         return await self._guard(client.get_prompt(name, arguments or None), f"prompts/get {name}")
 
     async def resources(self) -> dict[str, list[dict[str, Any]]]:
         """Every resource and resource template of the server."""
-        client = self._client_or_raise()
+        client = self._link.ready_client()
         if not listing.has_capability(client, "resources"):
             return {"resources": [], "templates": []}
         res = await self._guard(listing.list_resources(client), "resources/list")
@@ -105,7 +102,7 @@ class ServerRequests:
 
     async def read_resource(self, uri: str) -> dict[str, Any]:
         """``resources/read``, at most ``MAX_RESULT_BYTES`` of contents in all."""
-        client = self._client_or_raise()
+        client = self._link.ready_client()
         result = await self._guard(client.read_resource(uri), f"resources/read {uri}")
         size = result_size(result)
         if size <= MAX_RESULT_BYTES:
@@ -123,7 +120,7 @@ class ServerRequests:
     async def complete(self, ref: dict[str, Any], argument: dict[str, Any],
                        context: dict[str, str] | None = None) -> dict[str, Any]:
         """``completion/complete`` for a prompt argument or a resource template variable."""
-        client = self._client_or_raise()
+        client = self._link.ready_client()
         if not listing.has_capability(client, "completions"):
             return {"values": []}
         try:
@@ -144,7 +141,7 @@ class ServerRequests:
 
     def _http_note(self) -> str:
         """The last HTTP error the transport saw (written to the server's log by http_diagnostics)."""
-        last = self.stderr.last(1)
+        last = self._stderr.last(1)
         return f" — {last[0]}" if last and last[0].startswith("HTTP ") else ""
 
     async def _guard(self, coro: Any, what: str) -> Any:
@@ -152,7 +149,7 @@ class ServerRequests:
             result = await coro
         except MCPError as exc:
             if exc.code == types.CONNECTION_CLOSED:
-                self._dead.set()
+                self._link.lost.set()
                 raise ToolCallError(f"{what} on {self.name!r} failed: the server's connection closed "
                                     f"({exc.message}); Moka is reconnecting") from exc
             raise ToolCallError(f"{what} on {self.name!r} failed: {exc.message} (code {exc.code})"
@@ -162,12 +159,12 @@ class ServerRequests:
             if task is not None and task.cancelling():
                 raise
             # The HTTP transport's task group crashed and cancelled the call: the server died.
-            self._dead.set()
+            self._link.lost.set()
             raise ToolCallError(f"{what} on {self.name!r} failed: the connection was lost; Moka is reconnecting") from None
         except (pydantic.ValidationError, RuntimeError) as exc:
             raise ToolCallError(f"{what} on {self.name!r} returned an invalid result: {describe_exception(exc)}") from exc
         except (TimeoutError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
-            self._dead.set()
+            self._link.lost.set()
             raise ToolCallError(f"{what} on {self.name!r} failed: {describe_exception(exc)}") from exc
         return [dump(x) for x in result] if isinstance(result, list) else dump(result)
 

@@ -43,13 +43,10 @@ class ServerManager:
                 f"(available: {', '.join(sorted(self.transports))})", key_path=f"mcpServers.{name}.type",
                 hint="install the plugin that provides it, or fix 'type'",
             )
-        conn = ServerConnection(name, config, reg.obj, self.inspector, lambda _c: self._on_change(),
-                                connect_timeout=self.connect_timeout)
-        conn.sampler = self.sampler
-        conn.on_resource_updated = lambda server, uri: self.on_resource_updated(server, uri)
-        conn.calls = self.calls
-        conn.elicitor = self.elicitor
-        return conn
+        return ServerConnection(name, config, reg.obj, self.inspector, lambda _c: self._on_change(),
+                                connect_timeout=self.connect_timeout, calls=self.calls, elicitor=self.elicitor,
+                                sampler=self.sampler,
+                                on_resource_updated=lambda server, uri: self.on_resource_updated(server, uri))
 
     def load(self, servers: dict[str, ServerConfig]) -> list[ConfigError]:
         """Create connections for the configured servers; returns per-server problems."""

@@ -1,7 +1,8 @@
 """A server's stderr: read in chunks, lines capped in length, and only a tail kept, capped in bytes.
 
 A server that prints a gigabyte with no newline must cost Moka a few kilobytes, not the gigabyte:
-``for line in fh`` would build the whole "line" first (finding R1.8).
+``for line in fh`` would build the whole "line" first (finding R1.8). ``StderrPipe`` is one
+connection attempt's log: the pipe the transport writes to, and the thread that reads it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
+from typing import Any, TextIO
 
 from moka_shell.core.redact import SECRETS
 
@@ -22,6 +24,8 @@ INFO_CHARS = 4000
 CHUNK = 65536
 MAX_PENDING = 4096  # stderr lines waiting for the core loop; past this the reader waits (back-pressure)
 BATCH = 512  # lines logged per turn of the loop
+EXIT_REPORT_WAIT = 1.0  # after a stdio server's stderr closed, for its exit status to arrive
+EXIT_PREFIX = "[moka] "  # marks Moka's own line in a server's stderr log (the stdio transport's exit report)
 
 
 class StderrTail:
@@ -150,3 +154,84 @@ def pump(fd: int, on_line: Callable[[str], None]) -> None:
     rest = partial + decoder.decode(b"", final=True)
     if rest and not discarding:
         on_line(cut(rest))
+
+
+class StderrPipe:
+    """One connection attempt's stderr log: a pipe the transport writes to, read on a thread until EOF.
+
+    Each line goes to the server's tail and, batched onto the loop with back-pressure (R1.7), to
+    ``deliver``. The stdio transport's own last line (``EXIT_PREFIX`` + how the process ended) becomes
+    ``exit_reason``; EOF sets ``eof`` (for a stdio server: its process is gone). Each attempt has its
+    own pipe, so an earlier attempt's log ending late never speaks for the current one.
+    """
+
+    def __init__(self, name: str, tail: StderrTail, deliver: Callable[[str], object], *, stdio: bool) -> None:
+        self.stdio = stdio  # a child process writes here (other transports write their own HTTP errors)
+        self._loop = asyncio.get_running_loop()
+        self._tail = tail
+        self._relay = LineRelay(self._loop, deliver)
+        read_fd, write_fd = os.pipe()
+        self.file: TextIO = os.fdopen(write_fd, "w", buffering=1, encoding="utf-8", errors="replace")
+        self.exit_reason: str | None = None
+        self._exited = asyncio.Event()
+        self.eof = asyncio.Event()
+        self._reader = threading.Thread(target=self._read, args=(read_fd,), daemon=True, name=f"stderr:{name}")
+        self._reader.start()
+
+    def transport_opened(self) -> None:
+        """A stdio child has its copy of the pipe now: close ours, so EOF means "exited".
+
+        Other transports keep it open: the HTTP transport writes its errors there.
+        """
+        if self.stdio:
+            self.close()
+
+    def close(self) -> None:
+        """Close Moka's copy of the writing end (a child keeps its own until it exits)."""
+        if not self.file.closed:
+            self.file.close()
+
+    async def drain(self, timeout: float) -> None:
+        """Close Moka's end and let the reader take in what is still in the pipe (at most ``timeout`` s)."""
+        self.close()
+        await asyncio.to_thread(self._reader.join, timeout)
+
+    async def explain(self, message: str, *, wait: float = EXIT_REPORT_WAIT) -> str:
+        """``message`` with how the process ended (stdio) and the server's last stderr lines.
+
+        A stdio child's exit report may still be on its way: wait up to ``wait`` s for it. Other
+        transports write their own hints into the pipe (e.g. "this looks like an SSE URL"): let the
+        reader take in what is there before quoting it, or the line can be missed.
+        """
+        if not self.stdio:
+            await self.drain(wait)
+        elif self.exit_reason is None:
+            try:
+                await asyncio.wait_for(self._exited.wait(), timeout=wait)
+            except asyncio.TimeoutError:
+                pass
+        if self.exit_reason and self.exit_reason not in message:
+            message += f": {self.exit_reason}"
+        last = [line[:300] for line in self._tail.last(3) if line.strip() and not line.startswith(EXIT_PREFIX)]
+        return message + (f" — stderr: {' | '.join(last)}" if last else "")
+
+    def _later(self, *call: Any) -> None:
+        if not self._loop.is_closed():
+            try:
+                self._loop.call_soon_threadsafe(*call)
+            except RuntimeError:  # the loop closed meanwhile (shutdown)
+                pass
+
+    def _exited_with(self, reason: str) -> None:
+        self.exit_reason = reason
+        self._exited.set()
+
+    def _read(self, fd: int) -> None:
+        def on_line(line: str) -> None:
+            self._tail.append(line)
+            if line.startswith(EXIT_PREFIX):
+                self._later(self._exited_with, line[len(EXIT_PREFIX):])
+            self._relay.put(line)
+
+        pump(fd, on_line)
+        self._later(self.eof.set)

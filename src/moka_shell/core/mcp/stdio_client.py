@@ -29,11 +29,12 @@ from mcp.client.stdio import get_default_environment
 from mcp.os.posix.utilities import terminate_posix_process_tree
 from mcp.shared.message import SessionMessage
 
+from moka_shell.core.mcp.stderr import EXIT_PREFIX
+
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024  # one JSON-RPC message from a server; bigger ones are dropped unread
 HEAD_BYTES = 4096  # what is kept of a dropped message, to find its id
 GRACE_SECONDS = 2.0  # after stdin closes, before the process tree is terminated
 EXIT_WAIT_SECONDS = 2.0  # after stdout's EOF, for the exit status to be known
-EXIT_PREFIX = "[moka] "  # marks Moka's own line in a server's stderr log
 _ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,200}")')
 
 

@@ -1,52 +1,50 @@
 """Resource subscriptions: the person (an attachment, a view) follows a resource; the server says when it changed.
 
-A mixin of ServerConnection (``connection.py``). 2025-11-25 servers get ``resources/subscribe`` and send
-``notifications/resources/updated``; on 2026-07-28 the subscribed URIs go in ``subscriptions/listen``
-(the listen stream is reopened when the set changes). Subscriptions outlive a reconnect; each update
-calls ``on_resource_updated(server, uri)`` (MokaApp emits ``resource.updated``).
+2025-11-25 servers get ``resources/subscribe`` and send ``notifications/resources/updated``; on
+2026-07-28 one ``subscriptions/listen`` stream carries the list changes and the followed URIs (it is
+reopened when the set changes). Subscriptions outlive a reconnect; each update calls
+``on_updated(server, uri)`` (MokaApp emits ``resource.updated``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import warnings
 from collections.abc import Callable
 
 from mcp import Client
+from mcp.shared.subscriptions import ResourceUpdated
 
+from moka_shell.core.mcp.link import Link, speaks_2026
+from moka_shell.core.mcp.listing import ServerListing
 from moka_shell.core.mcp.sdk import describe_exception
-from moka_shell.errors import InvalidParamsError, ServerUnavailableError, ToolCallError
+from moka_shell.errors import InvalidParamsError, ToolCallError
 from moka_shell.inspector import Inspector
 
 log = logging.getLogger("moka.servers")
 MAX_SUBSCRIPTIONS = 64  # resources followed per server
 
 
-def _legacy(client: Client) -> bool:
-    return (client.protocol_version or "") < "2026-07-28"
-
-
 class ResourceSubscriptions:
-    """``subscribe`` / ``unsubscribe`` and the updates that follow."""
+    """``subscribe`` / ``unsubscribe``, the updates that follow, and the 2026-07-28 listen stream."""
 
-    name: str
-    status: str
-    error: str | None
-    client: Client | None
-    inspector: Inspector
-    subscribed: set[str]
-    on_resource_updated: Callable[[str, str], None] | None
-
-    # Provided by SessionEvents (annotations, not stubs: a stub here could shadow them in the MRO).
-    _start_listening: Callable[[Client], None]
-    _stop_listening: Callable[[], None]
+    def __init__(self, link: Link, inspector: Inspector, listing: ServerListing, *,
+                 on_updated: Callable[[str, str], None] | None = None) -> None:
+        self._link = link
+        self._inspector = inspector
+        self._listing = listing  # refreshed when the listen stream reports a list change
+        self._on_updated = on_updated
+        self.subscribed: set[str] = set()  # kept across reconnects
+        self._listen_task: asyncio.Task[None] | None = None
 
     async def subscribe(self, uri: str) -> list[str]:
         """Follow ``uri``: its updates are reported from now on. Returns every followed uri."""
-        client = self._ready_client()
+        client = self._link.ready_client()
         caps = client.server_capabilities
         if caps is None or caps.resources is None or not caps.resources.subscribe:
-            raise ToolCallError(f"{self.name!r} does not offer resource subscriptions; read the resource again instead")
+            raise ToolCallError(f"{self._link.name!r} does not offer resource subscriptions; "
+                                "read the resource again instead")
         if uri not in self.subscribed and len(self.subscribed) >= MAX_SUBSCRIPTIONS:
             raise InvalidParamsError(f"at most {MAX_SUBSCRIPTIONS} resources of one server can be followed")
         self.subscribed.add(uri)
@@ -57,21 +55,21 @@ class ResourceSubscriptions:
         """Stop following ``uri`` (no-op when it was not followed)."""
         if uri in self.subscribed:
             self.subscribed.discard(uri)
-            client = self.client
-            if client is not None and self.status == "ready":
+            client = self._link.ready_or_none()
+            if client is not None:
                 await self._tell(client, "unsubscribe", uri)
         return sorted(self.subscribed)
 
-    async def _resubscribe(self, client: Client) -> None:
+    async def resubscribe(self, client: Client) -> None:
         """After a reconnect, a 2025-11-25 server is asked again for each followed resource."""
-        if _legacy(client):
+        if not speaks_2026(client):
             for uri in sorted(self.subscribed):
                 await self._tell(client, "subscribe", uri)
 
     async def _tell(self, client: Client, what: str, uri: str) -> None:
-        if not _legacy(client):
-            self._stop_listening()
-            self._start_listening(client)  # the listen request carries the followed URIs
+        if speaks_2026(client):
+            self.stop_listening()
+            self.listen(client)  # the listen request carries the followed URIs
             return
         try:
             with warnings.catch_warnings():  # deprecated in 2026-07-28; the only way on 2025-11-25
@@ -81,19 +79,46 @@ class ResourceSubscriptions:
                 else:
                     await client.unsubscribe_resource(uri)
         except Exception as exc:
-            raise ToolCallError(f"resources/{what} {uri} on {self.name!r} failed: {describe_exception(exc)}") from exc
+            raise ToolCallError(f"resources/{what} {uri} on {self._link.name!r} failed: "
+                                f"{describe_exception(exc)}") from exc
 
-    def _resource_updated(self, uri: str) -> None:
+    def updated(self, uri: str) -> None:
+        """The server says ``uri`` changed: tell whoever follows it (nobody asked: nothing to tell)."""
         if uri not in self.subscribed:
-            return  # not asked for (or no longer): nothing to tell
-        self.inspector.record("server", {"uri": uri}, server=self.name, method="notifications/resources/updated")
-        if self.on_resource_updated is not None:
+            return
+        name = self._link.name
+        self._inspector.record("server", {"uri": uri}, server=name, method="notifications/resources/updated")
+        if self._on_updated is not None:
             try:
-                self.on_resource_updated(self.name, uri)
+                self._on_updated(name, uri)
             except Exception:
-                log.exception("reporting an update of %s on %r failed", uri, self.name)
+                log.exception("reporting an update of %s on %r failed", uri, name)
 
-    def _ready_client(self) -> Client:
-        if self.status != "ready" or self.client is None:
-            raise ServerUnavailableError(self.name, self.status, self.error)
-        return self.client
+    # ---- 2026-07-28: subscriptions/listen --------------------------------------------------------
+
+    def listen(self, client: Client) -> None:
+        """Open the listen stream of a 2026-07-28 connection (list changes and the followed resources)."""
+        if not speaks_2026(client):
+            return
+        followed = sorted(self.subscribed)
+
+        async def listen() -> None:
+            try:
+                async with client.listen(tools_list_changed=True, resources_list_changed=True,
+                                         prompts_list_changed=True, resource_subscriptions=followed) as sub:
+                    async for event in sub:
+                        if isinstance(event, ResourceUpdated):
+                            self.updated(event.uri)
+                        else:
+                            self._listing.refresh_soon()
+            except Exception as exc:  # listening is best effort; the connection itself is supervised
+                self._inspector.record("server", {"error": f"subscriptions/listen ended: {describe_exception(exc)}"},
+                                       server=self._link.name, method="listen/error")
+
+        self._listen_task = asyncio.get_running_loop().create_task(listen())
+
+    def stop_listening(self) -> None:
+        """Close the listen stream (the connection ended, or the followed set changed)."""
+        if self._listen_task is not None:
+            self._listen_task.cancel()
+            self._listen_task = None
