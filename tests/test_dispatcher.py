@@ -164,7 +164,7 @@ async def test_model_context_link_and_display_mode(app: MokaApp, shell: Recordin
     bad = await call(app, view.id, "ui/open-link", {"url": "javascript:alert(1)"})
     assert bad["error"]["code"] == -32000 and "Invalid URL" in bad["error"]["message"]
     good = await call(app, view.id, "ui/open-link", {"url": "https://modelcontextprotocol.io"})
-    assert good["result"] == {} and opened == ["https://modelcontextprotocol.io"]
+    assert good["result"] == {} and opened == ["https://modelcontextprotocol.io/"]  # as browsers write it
     # As the sandbox proxy stamps it after a click in the view (without one, the person is asked).
     full = await call(app, view.id, "ui/request-display-mode", {"mode": "fullscreen", "moka/gesture": True})
     assert full["result"] == {"mode": "fullscreen"}

@@ -208,8 +208,13 @@ def test_answers_are_checked() -> None:
     for bad in ({}, {"n": 0}, {"n": {"deep": 1}}, ["n"]):
         with pytest.raises(InvalidParamsError):
             check_content(schema, bad)
-    assert check_url("https://a.example/x?y=1") == "a.example"
-    for bad_url in ("javascript:alert(1)", "file:///etc/passwd", "https://", "https://a.example/x y"):
+    assert check_url("https://a.example/x?y=1").host == "a.example"
+    # Read as browsers read it (finding G2): a backslash is a slash, so this is a page of evil.example.
+    link = check_url("https://evil.example\\@accounts.google.com/login")
+    assert (link.host, link.url) == ("evil.example", "https://evil.example/@accounts.google.com/login")
+    assert check_url("https://\u0430ccounts.google.com:8443/").host == "xn--ccounts-1fg.google.com:8443"
+    for bad_url in ("javascript:alert(1)", "file:///etc/passwd", "https://", "https://a.example/x y",
+                    "https://accounts.google.com@evil.example/", "http://acc\tounts.google.com/", "https://a!b.example/"):
         with pytest.raises(ElicitationRefusedError):
             check_url(bad_url)
 

@@ -88,6 +88,7 @@ def test_cli_login_tools_refresh_logout_and_no_token_anywhere(tmp_path: Path, oa
     oauth_server.configure(ttl=3)  # short-lived access tokens, so the later calls must refresh
     url, login_out, login_err = cli_login(tmp_path, NO_KEYRING)
     assert "code_challenge_method=S256" in url and "resource=" in url
+    assert f"open this page of 127.0.0.1:{oauth_server.port} in your browser" in login_out
     token_file = tmp_path / "data" / "oauth-tokens.json"
     assert "no OS keyring is available" in login_out and str(token_file) in login_out
     assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
@@ -209,6 +210,20 @@ async def test_a_wrong_iss_in_the_redirect_is_refused(no_keyring: Path, oauth_se
         await sign_in(oauth_server.url, "remote", browser_opens, timeout=60)
     assert not oauth_store.OAuthStore(oauth_server.url).signed_in()
     assert oauth_server.state()["token_requests"] == []
+
+
+@pytest.mark.anyio
+async def test_a_sign_in_page_that_hides_its_host_is_not_opened(no_keyring: Path, oauth_server: OAuthServer) -> None:
+    """An authorization endpoint with a user name before its host (finding G2) is refused before any browser opens."""
+    oauth_server.configure(authorize_at=f"https://accounts.google.com@127.0.0.1:{oauth_server.port}/as/authorize")
+    opened: list[str] = []
+
+    async def browser(url: str) -> None:
+        opened.append(url)
+
+    with pytest.raises(SignInError, match="user name before its host"):
+        await sign_in(oauth_server.url, "remote", browser, timeout=60)
+    assert opened == [] and oauth_server.state()["authorizations"] == []
 
 
 @pytest.mark.anyio

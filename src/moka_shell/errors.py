@@ -165,6 +165,14 @@ class ViewError(MokaError):
     """An MCP App view could not be prepared or failed."""
 
 
+class UnsafeLinkError(MokaError):
+    """A link a server or view wants opened that Moka will not open: not http(s), or not plain to read."""
+
+    def __init__(self, url: str, why: str) -> None:
+        super().__init__(f"{url[:200]!r} is not an address Moka opens: {why}")
+        self.url, self.why = url[:200], why
+
+
 class RecordingError(MokaError):
     """A view recording that can't be read or replayed (docs/app-authors.md, "Recordings")."""
 

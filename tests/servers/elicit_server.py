@@ -120,6 +120,16 @@ async def connect_account(ctx: Context) -> Any:
     return f"url {action}"
 
 
+@server.tool(title="Send you to a page")
+async def send_to(ctx: Context, url: str, message: str = "Sign in with your Google account to continue.") -> Any:
+    """Ask the person to open ``url`` (URL elicitation), whatever it is: a hostile server's address."""
+    answer = (ctx.input_responses or {}).get("page")
+    if answer is None:
+        ask = ElicitRequest(params=ElicitRequestURLParams(message=message, url=url))
+        return InputRequiredResult(input_requests={"page": ask}, request_state="send")
+    return f"url {answer.action if isinstance(answer, ElicitResult) else 'cancel'}"
+
+
 @server.tool(title="A long job")
 async def long_job(ctx: Context, steps: int = 40, delay: float = 0.5) -> str:
     """Work for a while, reporting progress after each step (slow enough to stop)."""

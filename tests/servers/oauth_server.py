@@ -14,8 +14,8 @@
 - ``/as/.well-known/openid-configuration``: the same metadata by OpenID discovery (with ``oidc_only`` the
   RFC 8414 URL answers 404, so clients must fall back to it).
 - ``/test/state``, ``/test/config``, ``/test/revoke-all`` and ``/test/preregister`` let the tests look and
-  steer: token lifetime, a wrong ``iss``, no dynamic registration (``dcr``), revoking everything, a client
-  registered by hand.
+  steer: token lifetime, a wrong ``iss``, no dynamic registration (``dcr``), another authorization
+  endpoint (``authorize_at``), revoking everything, a client registered by hand.
 
 Redirect URIs must match a registered one exactly (stricter than RFC 8252 asks, so Moka's
 stable-port registration is tested), except that a hand-registered ``http://127.0.0.1/callback``
@@ -49,7 +49,7 @@ PRM_URL = f"{BASE}/.well-known/oauth-protected-resource/mcp"
 state: dict[str, Any] = {
     "clients": {}, "codes": {}, "access": {}, "refresh": {}, "revoked": [], "refreshes": 0,
     "authorizations": [], "registrations": [], "token_requests": [], "unauthorized": 0, "mcp_ok": 0,
-    "config": {"ttl": 3600, "bad_iss": False, "dcr": True, "oidc_only": False, "cimd": False},
+    "config": {"ttl": 3600, "bad_iss": False, "dcr": True, "oidc_only": False, "cimd": False, "authorize_at": None},
 }
 
 mcp = MCPServer("oauth-test")
@@ -84,7 +84,8 @@ async def prm(_request: Request) -> Response:
 
 def _metadata() -> dict[str, Any]:
     return {
-        "issuer": ISSUER, "authorization_endpoint": f"{ISSUER}/authorize", "token_endpoint": f"{ISSUER}/token",
+        "issuer": ISSUER, "authorization_endpoint": state["config"]["authorize_at"] or f"{ISSUER}/authorize",
+        "token_endpoint": f"{ISSUER}/token",
         "revocation_endpoint": f"{ISSUER}/revoke",
         "response_types_supported": ["code"], "grant_types_supported": ["authorization_code", "refresh_token"],
         "code_challenge_methods_supported": ["S256"], "token_endpoint_auth_methods_supported": ["none"],

@@ -55,13 +55,15 @@ def _oauth_server(args: argparse.Namespace) -> ServerConfig:
 def servers_login(args: argparse.Namespace) -> int:
     """Sign in: print (and open) the authorization URL, wait for the redirect, keep the tokens."""
     from moka_shell.cli.commands import run
+    from moka_shell.core.links import web_link
     from moka_shell.core.mcp.oauth.login import sign_in
 
     server = _oauth_server(args)
     assert server.url is not None
 
     async def show(url: str) -> None:
-        print(f"To sign in to {args.name}, open this URL in your browser:\n\n  {url}\n", flush=True)
+        host = web_link(url).host  # the address came normalised from sign_in: this is where it goes
+        print(f"To sign in to {args.name}, open this page of {host} in your browser:\n\n  {url}\n", flush=True)
         if not args.no_browser:
             webbrowser.open(url)
         print("Waiting for the browser to come back to Moka…", flush=True)

@@ -16,13 +16,13 @@ import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 import mcp_types as types
 
+from moka_shell.core.links import WebLink, web_link
 from moka_shell.core.mcp.progress import CallScope, CallTracker
 from moka_shell.core.shell import Emit
-from moka_shell.errors import ElicitationRefusedError, InvalidParamsError, to_jsonrpc
+from moka_shell.errors import ElicitationRefusedError, InvalidParamsError, UnsafeLinkError, to_jsonrpc
 from moka_shell.inspector import Inspector
 
 Action = Literal["accept", "decline", "cancel"]
@@ -31,7 +31,6 @@ ELICITATION_TIMEOUT = 600.0  # a question nobody answers in ten minutes is cance
 MAX_PENDING = 16  # open questions at once, across servers
 MAX_CONTENT = 64 * 1024  # bytes of JSON in one answer
 MAX_MESSAGE = 4000
-URL_SCHEMES = ("https", "http")
 Elicitor = Callable[[str, Any], Awaitable["types.ElicitResult | types.ErrorData"]]
 
 
@@ -46,13 +45,13 @@ def _refusal(exc: ElicitationRefusedError) -> types.ErrorData:
     return types.ErrorData(**to_jsonrpc(exc))
 
 
-def check_url(url: str) -> str:
-    """The host of a URL a server wants opened; ElicitationRefusedError unless it is plain http(s)."""
-    parts = urlsplit(url)
-    if parts.scheme.lower() not in URL_SCHEMES or not parts.hostname or any(c in url for c in "\r\n\t "):
-        raise ElicitationRefusedError(f"the server asked to open {url[:200]!r}, which is not an http(s) address; "
-                                      "Moka opens only http and https links")
-    return parts.hostname
+def check_url(url: str) -> WebLink:
+    """The address a server wants opened, as browsers read it (core/links.py); refused unless plain http(s)."""
+    try:
+        return web_link(url)
+    except UnsafeLinkError as exc:
+        raise ElicitationRefusedError(f"the server asked to open {exc.url!r}, which Moka does not open: {exc.why}")\
+            from None
 
 
 def check_schema(schema: Any) -> dict[str, Any]:
@@ -139,8 +138,8 @@ class Elicitations:
         event: dict[str, Any] = {"requestId": f"e{self._seq}", "server": server, "mode": mode, "message": message,
                                  **(scope.to_json() if scope else {"server": server})}
         if mode == "url":
-            url = str(data.get("url") or "")
-            event.update(url=url, domain=check_url(url))
+            link = check_url(str(data.get("url") or ""))  # shown and opened: the normalised address
+            event.update(url=link.url, domain=link.host, international=link.international)
         elif mode == "form":
             event["requestedSchema"] = check_schema(data.get("requestedSchema") or {"type": "object"})
         else:

@@ -15,6 +15,7 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from moka_shell.core.links import open_link_detail
 from moka_shell.core.mcp.progress import CallScope
 from moka_shell.core.views.host_context import (
     INLINE_MAX_HEIGHT,
@@ -27,13 +28,12 @@ from moka_shell.core.views.host_context import (
 from moka_shell.core.views.throttle import Throttle
 from moka_shell.core.views.storage import STORAGE_METHOD
 from moka_shell.core.views.view import View
-from moka_shell.errors import BridgeError, MokaError, to_jsonrpc
+from moka_shell.errors import BridgeError, MokaError, UnsafeLinkError, to_jsonrpc
 
 if TYPE_CHECKING:
     from moka_shell.core.views.host import ViewHost
 
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024
-LINK_SCHEMES = ("http://", "https://", "mailto:")
 PROXIED = ("resources/read", "resources/list", "resources/templates/list", "prompts/list")
 Handler = Callable[[View, dict[str, Any]], Awaitable[Any]]
 
@@ -282,11 +282,15 @@ class Dispatcher:
 
     async def _open_link(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
         url = params.get("url")
-        if not isinstance(url, str) or not url.lower().startswith(LINK_SCHEMES) or any(c in url for c in "\r\n "):
+        if not isinstance(url, str):
             raise BridgeError(BridgeError.DENIED, "Invalid URL: only http, https and mailto links can be opened")
-        if not await self._ask(view, "open_link", {"url": url}):
+        try:
+            detail = open_link_detail(url)  # read as browsers read it: the person is shown the host that opens
+        except UnsafeLinkError as exc:
+            raise BridgeError(BridgeError.DENIED, f"Invalid URL: {exc}") from None
+        if not await self._ask(view, "open_link", detail):
             return DENIED_RESULT
-        self.host.open_link(url)
+        self.host.open_link(detail["url"])
         return {}
 
     async def _request_display_mode(self, view: View, params: dict[str, Any]) -> dict[str, Any]:

@@ -17,10 +17,11 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from moka_shell.core.links import open_link_detail
+from moka_shell.errors import UnsafeLinkError
 from moka_shell.web.view_guard import WEBRTC_GUARD_JS
 
 log = logging.getLogger("moka.desktop")
-LINK_SCHEMES = ("http://", "https://", "mailto:")
 NEW_WINDOW_ASKER = "A page in Moka's window"
 
 
@@ -66,13 +67,17 @@ def harden_qt(on_new_window: Callable[[str], None]) -> bool:
 
 async def ask_to_open(app: Any, open_link: Callable[[str], None], url: str) -> bool:
     """Ask the person before a new-window request opens ``url`` in the browser; True if it opened."""
-    if app is None or not url.lower().startswith(LINK_SCHEMES) or any(c in url for c in "\r\n "):
-        log.warning("refused a new-window request for %r (only http, https and mailto links open)", url[:200])
+    try:
+        detail = open_link_detail(url)  # the same reading of the address as a view's ui/open-link
+    except UnsafeLinkError as exc:
+        log.warning("refused a new-window request: %s", exc)
         return False
-    app.inspector.record("view", {"event": "new-window", "url": url}, method="view/new-window")
-    if not await app.consent.ask("open_link", NEW_WINDOW_ASKER, {"url": url}):
+    if app is None:
         return False
-    open_link(url)
+    app.inspector.record("view", {"event": "new-window", "url": detail["url"]}, method="view/new-window")
+    if not await app.consent.ask("open_link", NEW_WINDOW_ASKER, detail):
+        return False
+    open_link(detail["url"])
     return True
 
 

@@ -16,11 +16,12 @@ import httpx2
 from mcp.client.auth import OAuthFlowError, OAuthRegistrationError
 from mcp.shared.auth import OAuthClientInformationFull
 
+from moka_shell.core.links import web_link
 from moka_shell.core.mcp.oauth.provider import (HTTP_TIMEOUT, NO_REGISTRATION_HINT, SIGN_IN_TIMEOUT, MokaOAuthProvider,
                                        redirect_uri_for)
 from moka_shell.core.mcp.oauth.loopback import LoopbackReceiver
 from moka_shell.core.mcp.oauth.store import OAuthStore, where
-from moka_shell.errors import SignInError
+from moka_shell.errors import SignInError, UnsafeLinkError
 
 
 def _preregistered(client_id: str, redirect: str) -> dict[str, Any]:
@@ -51,8 +52,13 @@ async def sign_in(url: str, label: str, open_url: Callable[[str], Awaitable[None
         store.forget_client()  # registered for a port that is taken now: register again
 
     async def on_authorization_url(authorization_url: str) -> None:
-        receiver.expected_state = (parse_qs(urlsplit(authorization_url).query).get("state") or [""])[0]
-        await open_url(authorization_url)
+        try:  # the address browsers will open, so the host the person is shown is where they sign in
+            page = web_link(authorization_url).url
+        except UnsafeLinkError as exc:
+            raise SignInError(f"{label}'s sign-in page {exc.url!r} is not an address Moka opens: {exc.why}",
+                              hint="the server's authorization server sent it; tell its owner") from None
+        receiver.expected_state = (parse_qs(urlsplit(page).query).get("state") or [""])[0]
+        await open_url(page)
 
     probe = {"jsonrpc": "2.0", "id": "moka-sign-in", "method": "ping"}
     try:

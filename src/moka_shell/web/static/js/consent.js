@@ -62,8 +62,22 @@ function blockParts(blocks) {
 
 function describe(action, detail = {}) {
   const parts = [];
-  if (action === "open_link" && detail.url) parts.push(h("code", { class: "consent-value", text: detail.url }));
-  else if (action === "download") {
+  if (action === "open_link" && detail.url) {
+    // The host comes from the core's browser-exact reading of the address (core/links.py): where the link goes.
+    if (detail.host) {
+      const note = detail.international ? " (an international name, written as your browser sends it)" : "";
+      parts.push(
+        h(
+          "p",
+          { class: "small consent-host" },
+          "Opens ",
+          h("strong", { text: detail.host }),
+          ` in your browser${note}`,
+        ),
+      );
+    }
+    parts.push(h("code", { class: "consent-value", text: detail.url }));
+  } else if (action === "download") {
     const names = Array.isArray(detail.files) ? detail.files : [detail.filename || detail.name || "a file"];
     for (const name of names) parts.push(h("code", { class: "consent-value", text: String(name) }));
   } else if (action === "sampling" && Array.isArray(detail.messages)) {

@@ -1,7 +1,8 @@
 // A server's question to the person (elicitation.request), shown in the place of the call that asked:
 // the chat's tool card or the Tool runner's entry (a dialog when that call is not on the page).
 // Form mode: a form built from the server's requestedSchema (the Tool runner's schema-form). URL mode:
-// the server's message and the address; it is opened only when the person says so.
+// the server's message, the host and the address as the core normalised them (core/links.py reads it the
+// way browsers do, so the host shown is the host opened); it is opened only when the person says so.
 // Accept / Decline / Cancel go to `elicitation.answer`; `elicitation.done` removes the card.
 
 import { api } from "./api.js";
@@ -59,7 +60,15 @@ export function elicitationPanel(req, { onAnswered } = {}) {
         "div",
         { class: "elicit-domain" },
         icon("external", { size: 15 }),
-        h("span", {}, "Opens ", h("strong", { text: req.domain || "a web page" }), " in your browser"),
+        // The host as the browser will send it (core/links.py); an international name in its xn-- form.
+        h(
+          "span",
+          {},
+          "Opens ",
+          h("strong", { class: "elicit-host", text: req.domain || "a web page" }),
+          " in your browser",
+          req.international ? " (an international name, written as your browser sends it)" : "",
+        ),
       ),
       h("code", { class: "elicit-address", text: req.url || "" }),
     );
