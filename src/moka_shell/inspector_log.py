@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from moka_shell.errors import DataDirError
-from moka_shell.paths import ensure_dir
+from moka_shell.paths import ensure_dir, open_private
 
 log = logging.getLogger("moka.inspector")
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
@@ -107,7 +107,7 @@ class LogWriter:
     def _open(self, day: str) -> None:
         self._drop_file()
         try:
-            ensure_dir(self.folder, "the inspector's folder")
+            ensure_dir(self.folder, "the inspector's folder", private=True)
         except DataDirError as exc:  # a file where the folder should be: say which, as an OSError would
             raise OSError(exc.problem.split(": ", 1)[-1]) from exc
         parts = [p for p in log_files(self.folder) if p.name.startswith(f"events-{day}")]
@@ -117,7 +117,7 @@ class LogWriter:
             m = _NAME.match(path.name)
             path = self.folder / f"events-{day}.{int((m and m.group(2)) or 0) + 1}.jsonl"
             size = 0
-        self._file = open(path, "ab")  # noqa: SIM115 - kept open across writes
+        self._file = open_private(path, "ab")  # kept open across writes; owner-only (finding G10)
         self._day, self._size = day, size
         if size and _last_byte(path) != b"\n":
             # A write cut short (a full disk, a crash) left half a line: end it, so ours stays whole.

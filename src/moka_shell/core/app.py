@@ -33,7 +33,7 @@ from moka_shell.core.views.display import DisplayMode
 from moka_shell.core.views.host import HANDSHAKE_TIMEOUT, ViewHost
 from moka_shell.errors import MokaError, StoreDamagedError, StoreError
 from moka_shell.inspector import Inspector
-from moka_shell.paths import Paths
+from moka_shell.paths import Paths, secure_data_dir
 from moka_shell.plugins import PluginHost
 from moka_shell.registered import Registered
 
@@ -152,6 +152,7 @@ class MokaApp:
         """
         if endpoints is not None:
             self.view_host.endpoints = endpoints
+        secure_data_dir(self.paths.data_dir)  # what an older Moka left group- and world-readable (G10)
         wanted = self.config.mcp_servers
         if servers is not None:
             wanted = {n: c for n, c in wanted.items() if n in servers}

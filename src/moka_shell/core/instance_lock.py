@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from moka_shell.errors import InstanceRunningError, MokaError
-from moka_shell.paths import ensure_dir
+from moka_shell.paths import ensure_dir, open_private
 
 LOCK_NAME = "moka.lock"
 INFO_NAME = "moka.instance.json"
@@ -72,9 +72,9 @@ class InstanceLock:
 
     def acquire(self) -> None:
         """Take the lock or raise ``InstanceRunningError`` naming the holder (a MokaError)."""
-        ensure_dir(self.data_dir, "the data dir")
+        ensure_dir(self.data_dir, "the data dir", private=True)
         try:
-            fh = open(self.data_dir / LOCK_NAME, "a+b")  # noqa: SIM115 - held open: the lock lives with it
+            fh = open_private(self.data_dir / LOCK_NAME, "a+b")  # held open: the lock lives with it
         except OSError as exc:
             raise MokaError(f"can't create the lock file in the data dir {self.data_dir}: {exc.strerror or exc}",
                             hint="check the folder's permissions, or pass another --data-dir") from exc

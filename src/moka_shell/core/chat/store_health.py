@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from moka_shell.errors import StoreDamagedError, StoreError
+from moka_shell.paths import open_private
 
 _HINT_DAMAGED = ("Moka did not change the file; on start it shows a read-only copy of what can still be read. "
                  "Move the file aside to start a fresh one")
@@ -233,6 +234,12 @@ def check_integrity(db: GuardedConnection, path: Path) -> None:
                                 hint=_HINT_DAMAGED)
 
 
+def _copy_private(source: Path, target: Path) -> None:
+    # The copy holds the same conversations: owner-only like the original (copyfile would use the umask).
+    with source.open("rb") as src, open_private(target, "wb") as out:
+        shutil.copyfileobj(src, out)
+
+
 def read_only_copy(path: Path) -> Path:
     """Copy a damaged database (with its WAL) beside it, for reading what is left; the original stays.
 
@@ -241,8 +248,8 @@ def read_only_copy(path: Path) -> Path:
     copy = path.with_name(f"{path.name}.damaged-copy")
     for stale in (copy, copy.with_name(copy.name + "-wal"), copy.with_name(copy.name + "-shm")):
         stale.unlink(missing_ok=True)
-    shutil.copyfile(path, copy)
+    _copy_private(path, copy)
     side = path.with_name(path.name + "-wal")
     if side.exists():
-        shutil.copyfile(side, copy.with_name(copy.name + "-wal"))
+        _copy_private(side, copy.with_name(copy.name + "-wal"))
     return copy

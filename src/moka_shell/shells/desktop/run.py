@@ -18,7 +18,8 @@ from collections.abc import Callable
 from typing import Any
 
 from moka_shell.core.instance_lock import InstanceLock
-from moka_shell.paths import Paths
+from moka_shell.errors import DataDirError
+from moka_shell.paths import Paths, ensure_dir, open_private
 from moka_shell.shells.core_thread import CoreThread
 from moka_shell.shells.desktop.actions import DesktopActions
 from moka_shell.shells.desktop.commands import DesktopCommands
@@ -57,9 +58,10 @@ class WindowState:
     def save(self) -> None:
         """Write the state file."""
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.write_text(json.dumps(self.data), encoding="utf-8")
-        except OSError:
+            ensure_dir(self.path.parent, "the data dir", private=True)
+            with open_private(self.path, "w") as out:
+                out.write(json.dumps(self.data))
+        except (OSError, DataDirError):
             pass  # losing the window position is not worth an error
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from moka_shell.core.redact import SECRETS
-from moka_shell.paths import resolve_paths
+from moka_shell.paths import PRIVATE_DIR, resolve_paths
 
 SERVICE = "moka-oauth"
 FILE_NAME = "oauth-tokens.json"
@@ -100,7 +100,7 @@ class TokenFile:
                     return
             else:
                 data[key] = record
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
             fd, tmp = tempfile.mkstemp(prefix=".oauth-", dir=self.path.parent)  # mkstemp creates it 0600
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as f:
