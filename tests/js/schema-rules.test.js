@@ -174,7 +174,7 @@ describe("lists and multiple choices", () => {
 describe("enums and raw JSON", () => {
   test("enum values are found by their JSON, whatever their type", () => {
     const values = ["a", 1, true, null, { x: [1] }, [2]];
-    values.forEach((v, i) => assert.equal(enumIndex(values, structuredClone(v)), i));
+    for (const [i, v] of values.entries()) assert.equal(enumIndex(values, structuredClone(v)), i);
     assert.equal(enumIndex(values, "1"), -1); // the string is not the number
     assert.equal(enumIndex(values, undefined), -1);
     assert.deepEqual(values.map(choiceText), ["a", "1", "true", "null", '{"x":[1]}', "[2]"]);

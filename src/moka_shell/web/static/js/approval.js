@@ -22,6 +22,35 @@ function parseArguments(text) {
   return { value };
 }
 
+/** Deny, Always allow (not for a turn an app started), Allow once. */
+function decisionButtons(a, answer) {
+  return [
+    button("Deny", { variant: "secondary", small: true, "data-decision": "deny", onclick: () => answer("deny") }),
+    // An app-started turn cannot save "always": the person's standing choices are for their own requests.
+    a.fromApp
+      ? null
+      : button("Always allow this tool", {
+          variant: "secondary",
+          small: true,
+          "data-decision": "always",
+          onclick: () => answer("always"),
+        }),
+    button("Allow once", { variant: "primary", small: true, "data-decision": "once", onclick: () => answer("once") }),
+  ];
+}
+
+/** Says that an app, not the person, started this turn. */
+function appOrigin(fromApp) {
+  return h(
+    "div",
+    { class: "approval-origin" },
+    icon("app", { size: 13 }),
+    h("span", {
+      text: `A message from the ${fromApp.tool} app of server ${fromApp.server} started this turn, not you.`,
+    }),
+  );
+}
+
 /** Build the approval panel for `call` (which carries `approval` from the core). */
 export function approvalPanel(call) {
   const a = call.approval || {};
@@ -59,35 +88,14 @@ export function approvalPanel(call) {
   editor.addEventListener("input", () => {
     problem.hidden = true;
   });
-  buttons.push(
-    button("Deny", { variant: "secondary", small: true, "data-decision": "deny", onclick: () => answer("deny") }),
-    // An app-started turn cannot save "always": the person's standing choices are for their own requests.
-    a.fromApp
-      ? null
-      : button("Always allow this tool", {
-          variant: "secondary",
-          small: true,
-          "data-decision": "always",
-          onclick: () => answer("always"),
-        }),
-    button("Allow once", { variant: "primary", small: true, "data-decision": "once", onclick: () => answer("once") }),
-  );
+  buttons.push(...decisionButtons(a, answer));
   const title = a.title && a.title !== call.tool ? a.title : null;
   return h(
     "section",
     { class: "approval", "aria-label": `Allow ${call.tool} on ${call.server}?` },
     // The card's head already names the tool and its server; this says what is asked.
     h("div", { class: "approval-question", text: title ? `Allow “${title}” to run?` : "Allow this tool to run?" }),
-    a.fromApp
-      ? h(
-          "div",
-          { class: "approval-origin" },
-          icon("app", { size: 13 }),
-          h("span", {
-            text: `A message from the ${a.fromApp.tool} app of server ${a.fromApp.server} started this turn, not you.`,
-          }),
-        )
-      : null,
+    a.fromApp ? appOrigin(a.fromApp) : null,
     h(
       "ul",
       { class: "approval-hints" },

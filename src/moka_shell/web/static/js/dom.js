@@ -112,7 +112,7 @@ export function debounce(fn, ms) {
 /** True when the person is typing somewhere, so single-key shortcuts must not fire. */
 export function isTyping(target) {
   const el = target instanceof Element ? target : null;
-  return Boolean(el && el.closest("input, textarea, select, [contenteditable=true]"));
+  return Boolean(el?.closest("input, textarea, select, [contenteditable=true]"));
 }
 
 export const prefersReducedMotion = () => matchMedia("(prefers-reduced-motion: reduce)").matches;

@@ -15,6 +15,62 @@ import { slotFor } from "./progress.js";
 const open = new Map(); // requestId -> {el, close?}
 let navigate = () => {};
 
+/** URL mode: where the link goes, in full, before the person opens it. */
+function urlBody(req) {
+  return h(
+    "div",
+    { class: "elicit-url" },
+    h(
+      "div",
+      { class: "elicit-domain" },
+      icon("external", { size: 15 }),
+      // The host as the browser will send it (core/links.py); an international name in its xn-- form.
+      h(
+        "span",
+        {},
+        "Opens ",
+        h("strong", { class: "elicit-host", text: req.domain || "a web page" }),
+        " in your browser",
+        req.international ? " (an international name, written as your browser sends it)" : "",
+      ),
+    ),
+    h("code", { class: "elicit-address", text: req.url || "" }),
+  );
+}
+
+/** Form mode: the form, and a reminder of who reads it. */
+function formBody(req, form) {
+  return h(
+    "div",
+    { class: "elicit-form" },
+    form.el,
+    h("p", {
+      class: "elicit-note",
+      text: `What you send goes to ${req.server || "the server"}. Never enter passwords or keys here.`,
+    }),
+  );
+}
+
+/** Cancel, Decline, and Send (form) or Open (URL). */
+function answerButtons(req, answer) {
+  return [
+    button("Cancel", { variant: "ghost", small: true, "data-action": "cancel", onclick: () => answer("cancel") }),
+    button("Decline", {
+      variant: "secondary",
+      small: true,
+      "data-action": "decline",
+      onclick: () => answer("decline"),
+    }),
+    button(req.mode === "url" ? `Open ${req.domain || "page"}` : "Send", {
+      variant: "primary",
+      small: true,
+      "data-action": "accept",
+      icon: req.mode === "url" ? "external" : undefined,
+      onclick: () => answer("accept"),
+    }),
+  ];
+}
+
 /** The card for one question; `onAnswered` runs once the core took the answer. */
 export function elicitationPanel(req, { onAnswered } = {}) {
   const problem = h("div", { class: "elicit-problem", role: "alert", hidden: true });
@@ -51,54 +107,8 @@ export function elicitationPanel(req, { onAnswered } = {}) {
     }
   };
   const who = h("strong", { text: req.server || "A server" });
-  let body;
-  if (req.mode === "url") {
-    body = h(
-      "div",
-      { class: "elicit-url" },
-      h(
-        "div",
-        { class: "elicit-domain" },
-        icon("external", { size: 15 }),
-        // The host as the browser will send it (core/links.py); an international name in its xn-- form.
-        h(
-          "span",
-          {},
-          "Opens ",
-          h("strong", { class: "elicit-host", text: req.domain || "a web page" }),
-          " in your browser",
-          req.international ? " (an international name, written as your browser sends it)" : "",
-        ),
-      ),
-      h("code", { class: "elicit-address", text: req.url || "" }),
-    );
-  } else {
-    body = h(
-      "div",
-      { class: "elicit-form" },
-      form.el,
-      h("p", {
-        class: "elicit-note",
-        text: `What you send goes to ${req.server || "the server"}. Never enter passwords or keys here.`,
-      }),
-    );
-  }
-  buttons.push(
-    button("Cancel", { variant: "ghost", small: true, "data-action": "cancel", onclick: () => answer("cancel") }),
-    button("Decline", {
-      variant: "secondary",
-      small: true,
-      "data-action": "decline",
-      onclick: () => answer("decline"),
-    }),
-    button(req.mode === "url" ? `Open ${req.domain || "page"}` : "Send", {
-      variant: "primary",
-      small: true,
-      "data-action": "accept",
-      icon: req.mode === "url" ? "external" : undefined,
-      onclick: () => answer("accept"),
-    }),
-  );
+  const body = req.mode === "url" ? urlBody(req) : formBody(req, form);
+  buttons.push(...answerButtons(req, answer));
   const el = h(
     "section",
     {

@@ -255,7 +255,7 @@ async function run() {
   try {
     const res = await api.call("tools.run", { server: current.server, tool: current.name, arguments: args, runId });
     if (res?.stopped) {
-      entry.status.replaceWith((entry.status = badge("Stopped", "neutral")));
+      setStatus(entry, badge("Stopped", "neutral"));
       clear(entry.body).append(
         h("p", { class: "muted small runner-stopped", text: "Stopped. The server was told to cancel the call." }),
       );
@@ -263,14 +263,12 @@ async function run() {
     }
     const ms = Math.round(performance.now() - started);
     const isError = Boolean(res?.result?.isError);
-    entry.status.replaceWith(
-      (entry.status = badge(isError ? `Tool error · ${ms} ms` : `Done · ${ms} ms`, isError ? "warning" : "success")),
-    );
+    setStatus(entry, badge(isError ? `Tool error · ${ms} ms` : `Done · ${ms} ms`, isError ? "warning" : "success"));
     clear(entry.body).append(renderToolResult(res?.result));
     foldText(entry);
     entry.el.dataset.callId = res?.callId || "";
   } catch (err) {
-    entry.status.replaceWith((entry.status = badge("Failed", "danger")));
+    setStatus(entry, badge("Failed", "danger"));
     clear(entry.body).append(
       h("div", { class: "tool-error", role: "alert" }, icon("alert", { size: 14 }), h("span", { text: err.message })),
     );
@@ -299,6 +297,12 @@ async function stopRun(entry) {
   }
 }
 
+/** Show `next` as the run's status badge. */
+function setStatus(entry, next) {
+  entry.status.replaceWith(next);
+  entry.status = next;
+}
+
 /** Views with no conversation come from the Tool runner: mount them under their run. */
 function placeView(data) {
   if (data.conversationId) return null;
@@ -308,7 +312,7 @@ function placeView(data) {
   if (!entry) {
     entry = newEntry(data.server, data.tool, null);
     entry.running = false;
-    entry.status.replaceWith((entry.status = badge("View", "accent")));
+    setStatus(entry, badge("View", "accent"));
     clear(entry.body);
   }
   entry.hasView = true;
@@ -318,6 +322,92 @@ function placeView(data) {
 
 // ---- screen --------------------------------------------------------------------------------
 
+/** The server and tool pickers, in their card. */
+function buildPicker() {
+  serverSel = h("select", {
+    class: "select",
+    id: "runner-server",
+    "aria-label": "Server",
+    onchange: () => {
+      wanted = null;
+      renderTools();
+    },
+  });
+  toolSel = h("select", {
+    class: "select",
+    id: "runner-tool",
+    "aria-label": "Tool",
+    onchange: () => {
+      wanted = null;
+      renderTools(toolSel.value);
+    },
+  });
+  toolInfo = h("div", { class: "runner-info", id: "runner-info" });
+  pickCard = h(
+    "section",
+    { class: "card runner-pick" },
+    h(
+      "div",
+      { class: "split" },
+      h("label", { class: "field" }, h("span", { class: "field-label", text: "Server" }), serverSel),
+      h("label", { class: "field" }, h("span", { class: "field-label", text: "Tool" }), toolSel),
+    ),
+    toolInfo,
+  );
+}
+
+/** The arguments card: the generated form or raw JSON, and Run (Ctrl+Enter runs too). */
+function buildArguments() {
+  formHost = h("div", { class: "runner-form", id: "runner-form" });
+  rawArea = h("textarea", {
+    class: "textarea code",
+    id: "runner-raw",
+    rows: 10,
+    spellcheck: "false",
+    "aria-label": "Arguments as JSON",
+  });
+  rawError = h("div", { class: "field-error", hidden: true, role: "alert" });
+  rawToggle = h(
+    "button",
+    {
+      type: "button",
+      class: "btn btn-sm btn-ghost",
+      id: "runner-raw-toggle",
+      "aria-pressed": "false",
+      onclick: () => setRaw(!raw),
+    },
+    icon("filter", { size: 14 }),
+    h("span", { text: "Raw JSON" }),
+  );
+  runBtn = button("Run", { variant: "primary", icon: "play", id: "runner-run", onclick: run });
+  const card = h(
+    "section",
+    { class: "card runner-args-card" },
+    h(
+      "header",
+      { class: "card-head" },
+      h("h2", { class: "card-title", text: "Arguments" }),
+      h("span", { class: "grow" }),
+      rawToggle,
+    ),
+    h("div", { class: "card-body" }, formHost, h("div", { class: "stack", hidden: true }, rawArea, rawError)),
+    h(
+      "footer",
+      { class: "card-foot" },
+      h("span", { class: "muted small" }, h("kbd", { text: "Ctrl" }), " + ", h("kbd", { text: "Enter" }), " runs"),
+      h("span", { class: "grow" }),
+      runBtn,
+    ),
+  );
+  card.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      run();
+    }
+  });
+  return card;
+}
+
 export default {
   id: "runner",
   title: "Tool runner",
@@ -326,88 +416,13 @@ export default {
 
   init(section, context) {
     ctx = context;
-    serverSel = h("select", {
-      class: "select",
-      id: "runner-server",
-      "aria-label": "Server",
-      onchange: () => {
-        wanted = null;
-        renderTools();
-      },
-    });
-    toolSel = h("select", {
-      class: "select",
-      id: "runner-tool",
-      "aria-label": "Tool",
-      onchange: () => {
-        wanted = null;
-        renderTools(toolSel.value);
-      },
-    });
-    toolInfo = h("div", { class: "runner-info", id: "runner-info" });
-    formHost = h("div", { class: "runner-form", id: "runner-form" });
-    rawArea = h("textarea", {
-      class: "textarea code",
-      id: "runner-raw",
-      rows: 10,
-      spellcheck: "false",
-      "aria-label": "Arguments as JSON",
-    });
-    rawError = h("div", { class: "field-error", hidden: true, role: "alert" });
-    rawToggle = h(
-      "button",
-      {
-        type: "button",
-        class: "btn btn-sm btn-ghost",
-        id: "runner-raw-toggle",
-        "aria-pressed": "false",
-        onclick: () => setRaw(!raw),
-      },
-      icon("filter", { size: 14 }),
-      h("span", { text: "Raw JSON" }),
-    );
-    runBtn = button("Run", { variant: "primary", icon: "play", id: "runner-run", onclick: run });
+    buildPicker();
+    const formCard = buildArguments();
     results = h(
       "div",
       { class: "runner-results", id: "runner-results" },
       emptyState("runner", "No runs yet", "Results and app views of the tools you run appear here."),
     );
-    pickCard = h(
-      "section",
-      { class: "card runner-pick" },
-      h(
-        "div",
-        { class: "split" },
-        h("label", { class: "field" }, h("span", { class: "field-label", text: "Server" }), serverSel),
-        h("label", { class: "field" }, h("span", { class: "field-label", text: "Tool" }), toolSel),
-      ),
-      toolInfo,
-    );
-    const formCard = h(
-      "section",
-      { class: "card runner-args-card" },
-      h(
-        "header",
-        { class: "card-head" },
-        h("h2", { class: "card-title", text: "Arguments" }),
-        h("span", { class: "grow" }),
-        rawToggle,
-      ),
-      h("div", { class: "card-body" }, formHost, h("div", { class: "stack", hidden: true }, rawArea, rawError)),
-      h(
-        "footer",
-        { class: "card-foot" },
-        h("span", { class: "muted small" }, h("kbd", { text: "Ctrl" }), " + ", h("kbd", { text: "Enter" }), " runs"),
-        h("span", { class: "grow" }),
-        runBtn,
-      ),
-    );
-    formCard.addEventListener("keydown", (e) => {
-      if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
-        e.preventDefault();
-        run();
-      }
-    });
     // Wide windows put the form and the results side by side (css: .runner-layout).
     section.append(
       h(

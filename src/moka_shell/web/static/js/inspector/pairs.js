@@ -4,6 +4,8 @@
 // the time the exchange took (ms), so pairing here is a lookup, not id matching. A response whose
 // request is not loaded (older than the fetched pages) keeps a row of its own.
 
+import { methodOf, timeOf } from "./events.js";
+
 export class Exchanges {
   constructor() {
     this.reset([]);
@@ -67,4 +69,21 @@ export function curlFor(ev, server) {
   for (const name of Object.keys(server.config.headers || {})) lines.push(`-H ${quote(`${name}: <value>`)}`);
   lines.push(`--data ${quote(JSON.stringify(ev.message))}`);
   return lines.join(" \\\n  ");
+}
+
+/** The facts the detail pane lists for `ev` (and its reply), as [label, text]; empty ones left out. */
+export function detailFacts(ev, reply) {
+  return [
+    ["Channel", ev.channel],
+    ["Direction", ev.direction],
+    ["Server", ev.server],
+    ["View", ev.view],
+    ["Method", methodOf(ev)],
+    ["Time", timeOf(ev)],
+    ["Took", durationText(reply ? reply.ms : ev.ms)],
+    ["Status", isRequest(ev) ? statusOf(ev, reply) : ""],
+    ["Seq", ev.seq],
+  ]
+    .filter(([, v]) => v !== undefined && v !== null && v !== "")
+    .map(([k, v]) => [k, String(v)]);
 }

@@ -13,7 +13,7 @@ import { icon } from "../icons.js";
 import { button, iconButton, toast, toastError } from "../ui.js";
 import { jsonView } from "../json.js";
 import { ARROW, matches, methodOf, summaryOf, timeOf } from "./events.js";
-import { Exchanges, curlFor, durationText, isRequest, statusOf } from "./pairs.js";
+import { Exchanges, curlFor, detailFacts, durationText, isRequest, statusOf } from "./pairs.js";
 
 const ROW = 30; // px; fixed so the list can compute positions without measuring
 const OVERSCAN = 12;
@@ -40,7 +40,7 @@ let exporting = false;
 let selected = null;
 let follow = true;
 let frame = 0;
-let els = {};
+const els = {};
 const filters = { channel: "", server: "", view: "", method: "", text: "" };
 // "pairs": one row per request with its response folded in; "events": every message as it came.
 const MODE_KEY = "moka.inspector.mode";
@@ -293,6 +293,37 @@ function select(ev, { scroll = false } = {}) {
   renderDetail();
 }
 
+const copyButton = (label, text) =>
+  button(label, {
+    small: true,
+    variant: "ghost",
+    icon: "copy",
+    onclick: async () => toast((await copyText(text)) ? "Copied" : "Copy failed"),
+  });
+
+/** What can be done with the selected event: filter to its view, save its session, copy it. */
+function detailActions(ev, request) {
+  const curl = curlFor(ev, serverInfo.get(ev.server));
+  return h(
+    "div",
+    { class: "insp-detail-actions" },
+    ev.view
+      ? button("Only this view", {
+          small: true,
+          variant: "ghost",
+          icon: "filter",
+          onclick: () => setFilter("view", ev.view),
+        })
+      : null,
+    ev.view ? saveSessionButton(ev.view) : null,
+    request
+      ? button("Show request", { small: true, variant: "ghost", onclick: () => select(request, { scroll: true }) })
+      : null,
+    isRequest(ev) ? copyButton("Copy as JSON", JSON.stringify(ev.message, null, 2)) : null,
+    curl ? copyButton("Copy as curl", curl) : null,
+  );
+}
+
 function renderDetail() {
   const d = clear(els.detail);
   const ev = selected;
@@ -309,26 +340,6 @@ function renderDetail() {
   }
   const reply = ex.replyOf(ev);
   const request = ev.reply_to != null ? ex.requests.get(ev.reply_to) : undefined;
-  const took = reply ? reply.ms : ev.ms;
-  const meta = [
-    ["Channel", ev.channel],
-    ["Direction", ev.direction],
-    ["Server", ev.server],
-    ["View", ev.view],
-    ["Method", methodOf(ev)],
-    ["Time", timeOf(ev)],
-    ["Took", durationText(took)],
-    ["Status", isRequest(ev) ? statusOf(ev, reply) : ""],
-    ["Seq", ev.seq],
-  ];
-  const copy = (label, text) =>
-    button(label, {
-      small: true,
-      variant: "ghost",
-      icon: "copy",
-      onclick: async () => toast((await copyText(text)) ? "Copied" : "Copy failed"),
-    });
-  const curl = curlFor(ev, serverInfo.get(ev.server));
   append(d, [
     h(
       "header",
@@ -342,28 +353,9 @@ function renderDetail() {
     h(
       "dl",
       { class: "insp-meta" },
-      meta
-        .filter(([, v]) => v !== undefined && v !== null && v !== "")
-        .map(([k, v]) => h("div", {}, h("dt", { text: k }), h("dd", { class: "mono", text: String(v) }))),
+      detailFacts(ev, reply).map(([k, v]) => h("div", {}, h("dt", { text: k }), h("dd", { class: "mono", text: v }))),
     ),
-    h(
-      "div",
-      { class: "insp-detail-actions" },
-      ev.view
-        ? button("Only this view", {
-            small: true,
-            variant: "ghost",
-            icon: "filter",
-            onclick: () => setFilter("view", ev.view),
-          })
-        : null,
-      ev.view ? saveSessionButton(ev.view) : null,
-      request
-        ? button("Show request", { small: true, variant: "ghost", onclick: () => select(request, { scroll: true }) })
-        : null,
-      isRequest(ev) ? copy("Copy as JSON", JSON.stringify(ev.message, null, 2)) : null,
-      curl ? copy("Copy as curl", curl) : null,
-    ),
+    detailActions(ev, request),
     reply ? h("h3", { class: "insp-part", text: "Request" }) : null,
     jsonView(ev.message, { className: "insp-json" }),
     reply ? h("h3", { class: "insp-part", text: `Response · ${durationText(reply.ms)}` }) : null,
@@ -476,162 +468,182 @@ function clearList() {
 
 // ---- screen --------------------------------------------------------------------------------
 
+/** The toolbar's filters: channel, server, method, view and the text search. */
+function buildFilters() {
+  const typed = (key) => debounce((e) => setFilter(key, e.target.value.trim()), 180);
+  els.channel = h(
+    "select",
+    {
+      class: "select",
+      id: "inspector-filter-channel",
+      "aria-label": "Channel",
+      onchange: (e) => setFilter("channel", e.target.value),
+    },
+    h("option", { value: "", text: "All channels" }),
+    CHANNELS.map((c) => h("option", { value: c, text: c })),
+  );
+  els.server = h("select", {
+    class: "select",
+    id: "inspector-filter-server",
+    "aria-label": "Server",
+    onchange: (e) => setFilter("server", e.target.value),
+  });
+  els.view = h("input", {
+    class: "input",
+    id: "inspector-filter-view",
+    placeholder: "View id",
+    "aria-label": "View id",
+    oninput: typed("view"),
+    autocomplete: "off",
+  });
+  els.method = h("input", {
+    class: "input",
+    id: "inspector-filter-method",
+    placeholder: "Method",
+    "aria-label": "Method",
+    oninput: typed("method"),
+    autocomplete: "off",
+  });
+  els.text = h("input", {
+    class: "input",
+    id: "inspector-filter-text",
+    type: "search",
+    placeholder: "Search messages",
+    "aria-label": "Search messages",
+    oninput: typed("text"),
+    autocomplete: "off",
+  });
+}
+
+/** The virtualised list: a spacer as tall as every row, the rows in view, and its count. */
+function buildList() {
+  els.count = h("span", { class: "insp-count", id: "inspector-count", "aria-live": "polite" });
+  els.spacer = h("div", { class: "insp-spacer" });
+  els.rows = h("div", { class: "insp-rows" });
+  els.empty = h("div", { class: "insp-empty", hidden: true });
+  els.viewport = h(
+    "div",
+    {
+      class: "insp-viewport",
+      id: "inspector-list",
+      role: "listbox",
+      tabindex: "0",
+      "aria-label": "Events",
+      onkeydown: onKey,
+    },
+    els.spacer,
+    els.rows,
+    els.empty,
+  );
+  els.viewport.addEventListener("scroll", () => {
+    const vp = els.viewport;
+    follow = vp.scrollHeight - vp.scrollTop - vp.clientHeight < ROW * 2;
+    if (vp.scrollTop < NEAR_TOP && !follow) loadOlder();
+    schedule();
+  });
+  els.rows.addEventListener("click", (e) => {
+    const r = e.target.closest(".insp-row");
+    if (r) {
+      select(list()[Number(r.dataset.index)]);
+      els.viewport.focus({ preventScroll: true });
+    }
+  });
+}
+
+/** "Load older", and the switch between exchanges and single events. */
+function buildPaging() {
+  els.older = button("Load older", {
+    small: true,
+    variant: "ghost",
+    id: "inspector-older",
+    hidden: true,
+    title: `Fetch the ${fmt(PAGE)} events before the oldest shown (scrolling to the top does too)`,
+    onclick: loadOlder,
+  });
+  els.mode = h(
+    "div",
+    { class: "segmented insp-mode", role: "radiogroup", "aria-label": "Show" },
+    [
+      ["pairs", "Exchanges", "One row per request, with its response and how long it took"],
+      ["events", "Events", "Every message as it came"],
+    ].map(([value, label, title]) =>
+      h(
+        "label",
+        { title },
+        h("input", {
+          type: "radio",
+          name: "inspector-mode",
+          value,
+          id: `inspector-mode-${value}`,
+          checked: mode === value,
+          onchange: () => setMode(value),
+        }),
+        label,
+      ),
+    ),
+  );
+}
+
+/** The screen: toolbar, the table with its header and status line, and the detail pane. */
+function buildLayout(section) {
+  els.detail = h("aside", { class: "insp-detail", id: "inspector-detail", "aria-label": "Event details" });
+  refreshServerOptions();
+  section.append(
+    h(
+      "div",
+      { class: "inspector" },
+      h(
+        "div",
+        { class: "insp-toolbar", role: "search" },
+        h("div", { class: "insp-search" }, icon("search", { size: 15 }), els.text),
+        els.channel,
+        els.server,
+        els.method,
+        els.view,
+        els.mode,
+      ),
+      h(
+        "div",
+        { class: "insp-body" },
+        h(
+          "div",
+          { class: "insp-table" },
+          h(
+            "div",
+            { class: "insp-row insp-header", "aria-hidden": "true" },
+            ["Time", "Channel", "", "Server", "View", "Method", "Took", "Message"].map((t, i) =>
+              h("span", {
+                class: ["c-time", "c-chan", "c-dir", "c-server", "c-view", "c-method", "c-ms", "c-sum"][i],
+                text: t,
+              }),
+            ),
+          ),
+          els.viewport,
+          h(
+            "div",
+            { class: "insp-status" },
+            els.count,
+            els.older,
+            h("span", { class: "grow" }),
+            h("span", { class: "muted small" }, h("kbd", { text: "↑" }), " ", h("kbd", { text: "↓" }), " to move"),
+          ),
+        ),
+        els.detail,
+      ),
+    ),
+  );
+}
+
 export default {
   id: "inspector",
   title: "Inspector",
   icon: "inspector",
 
   init(section) {
-    const typed = (key) => debounce((e) => setFilter(key, e.target.value.trim()), 180);
-    els.channel = h(
-      "select",
-      {
-        class: "select",
-        id: "inspector-filter-channel",
-        "aria-label": "Channel",
-        onchange: (e) => setFilter("channel", e.target.value),
-      },
-      h("option", { value: "", text: "All channels" }),
-      CHANNELS.map((c) => h("option", { value: c, text: c })),
-    );
-    els.server = h("select", {
-      class: "select",
-      id: "inspector-filter-server",
-      "aria-label": "Server",
-      onchange: (e) => setFilter("server", e.target.value),
-    });
-    els.view = h("input", {
-      class: "input",
-      id: "inspector-filter-view",
-      placeholder: "View id",
-      "aria-label": "View id",
-      oninput: typed("view"),
-      autocomplete: "off",
-    });
-    els.method = h("input", {
-      class: "input",
-      id: "inspector-filter-method",
-      placeholder: "Method",
-      "aria-label": "Method",
-      oninput: typed("method"),
-      autocomplete: "off",
-    });
-    els.text = h("input", {
-      class: "input",
-      id: "inspector-filter-text",
-      type: "search",
-      placeholder: "Search messages",
-      "aria-label": "Search messages",
-      oninput: typed("text"),
-      autocomplete: "off",
-    });
-    els.count = h("span", { class: "insp-count", id: "inspector-count", "aria-live": "polite" });
-    els.spacer = h("div", { class: "insp-spacer" });
-    els.rows = h("div", { class: "insp-rows" });
-    els.empty = h("div", { class: "insp-empty", hidden: true });
-    els.viewport = h(
-      "div",
-      {
-        class: "insp-viewport",
-        id: "inspector-list",
-        role: "listbox",
-        tabindex: "0",
-        "aria-label": "Events",
-        onkeydown: onKey,
-      },
-      els.spacer,
-      els.rows,
-      els.empty,
-    );
-    els.viewport.addEventListener("scroll", () => {
-      const vp = els.viewport;
-      follow = vp.scrollHeight - vp.scrollTop - vp.clientHeight < ROW * 2;
-      if (vp.scrollTop < NEAR_TOP && !follow) loadOlder();
-      schedule();
-    });
-    els.rows.addEventListener("click", (e) => {
-      const r = e.target.closest(".insp-row");
-      if (r) {
-        select(list()[Number(r.dataset.index)]);
-        els.viewport.focus({ preventScroll: true });
-      }
-    });
-    els.older = button("Load older", {
-      small: true,
-      variant: "ghost",
-      id: "inspector-older",
-      hidden: true,
-      title: `Fetch the ${fmt(PAGE)} events before the oldest shown (scrolling to the top does too)`,
-      onclick: loadOlder,
-    });
-    els.mode = h(
-      "div",
-      { class: "segmented insp-mode", role: "radiogroup", "aria-label": "Show" },
-      [
-        ["pairs", "Exchanges", "One row per request, with its response and how long it took"],
-        ["events", "Events", "Every message as it came"],
-      ].map(([value, label, title]) =>
-        h(
-          "label",
-          { title },
-          h("input", {
-            type: "radio",
-            name: "inspector-mode",
-            value,
-            id: `inspector-mode-${value}`,
-            checked: mode === value,
-            onchange: () => setMode(value),
-          }),
-          label,
-        ),
-      ),
-    );
-    els.detail = h("aside", { class: "insp-detail", id: "inspector-detail", "aria-label": "Event details" });
-    refreshServerOptions();
-    section.append(
-      h(
-        "div",
-        { class: "inspector" },
-        h(
-          "div",
-          { class: "insp-toolbar", role: "search" },
-          h("div", { class: "insp-search" }, icon("search", { size: 15 }), els.text),
-          els.channel,
-          els.server,
-          els.method,
-          els.view,
-          els.mode,
-        ),
-        h(
-          "div",
-          { class: "insp-body" },
-          h(
-            "div",
-            { class: "insp-table" },
-            h(
-              "div",
-              { class: "insp-row insp-header", "aria-hidden": "true" },
-              ["Time", "Channel", "", "Server", "View", "Method", "Took", "Message"].map((t, i) =>
-                h("span", {
-                  class: ["c-time", "c-chan", "c-dir", "c-server", "c-view", "c-method", "c-ms", "c-sum"][i],
-                  text: t,
-                }),
-              ),
-            ),
-            els.viewport,
-            h(
-              "div",
-              { class: "insp-status" },
-              els.count,
-              els.older,
-              h("span", { class: "grow" }),
-              h("span", { class: "muted small" }, h("kbd", { text: "↑" }), " ", h("kbd", { text: "↓" }), " to move"),
-            ),
-          ),
-          els.detail,
-        ),
-      ),
-    );
+    buildFilters();
+    buildList();
+    buildPaging();
+    buildLayout(section);
     renderDetail();
     api.on("inspector.event", add);
     api.on("api.reconnected", () => {

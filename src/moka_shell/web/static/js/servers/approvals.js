@@ -112,9 +112,7 @@ export function approvalsFold(s) {
           { class: "server-approvals-row", "data-tool": name },
           h("code", { class: "grow server-approvals-tool", text: name, title: tool.title || tool.description || name }),
           words ? h("span", { class: "badge badge-neutral", text: words }) : null,
-          choiceSelect(TOOL_CHOICES, (rule.tools || {})[name], `${name} on ${s.name}`, (c) =>
-            choose(s.name, name, c, label),
-          ),
+          choiceSelect(TOOL_CHOICES, rule.tools?.[name], `${name} on ${s.name}`, (c) => choose(s.name, name, c, label)),
         ),
       );
     }

@@ -7,70 +7,9 @@ import { h } from "../dom.js";
 import { icon } from "../icons.js";
 import { button, openDialog, confirmDialog, toast } from "../ui.js";
 import { store } from "../store.js";
+import { HTTP_TYPES, configFrom, joinArgs, pairsText } from "./config.js";
 
-const HTTP_TYPES = new Set(["http", "streamable-http", "streamablehttp", "streamable_http", "streamableHttp"]);
 const REPLACING = "Replacing it stops it and uses these settings instead.";
-
-/** Split a command line like a shell would for quotes: `node "my dir/x.js" --flag`. */
-export function splitArgs(text) {
-  const out = [];
-  let cur = "";
-  let quote = null;
-  let has = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quote) {
-      if (c === quote) quote = null;
-      else if (c === "\\" && quote === '"' && i + 1 < text.length) cur += text[++i];
-      else cur += c;
-    } else if (c === '"' || c === "'") {
-      quote = c;
-      has = true;
-    } else if (/\s/.test(c)) {
-      if (cur || has) out.push(cur);
-      cur = "";
-      has = false;
-    } else if (c === "\\" && i + 1 < text.length) {
-      cur += text[++i];
-      has = true;
-    } else {
-      cur += c;
-      has = true;
-    }
-  }
-  if (cur || has) out.push(cur);
-  return out;
-}
-
-/** The reverse of splitArgs, for showing a command: quote what has spaces or quotes. */
-export function joinArgs(parts) {
-  return parts.map((p) => (p === "" || /[\s"'\\]/.test(p) ? `"${p.replace(/["\\]/g, "\\$&")}"` : p)).join(" ");
-}
-
-/** What a server runs or where it lives, in one line (for its card). */
-export function serverTarget(config) {
-  if (!config) return "";
-  if (config.url) return config.url;
-  return joinArgs([config.command || "", ...(config.args || [])]).trim();
-}
-
-/** "KEY=value" (or "Name: value") lines into an object. */
-function parsePairs(text, sep) {
-  const out = {};
-  for (const line of text.split("\n")) {
-    const t = line.trim();
-    if (!t || t.startsWith("#")) continue;
-    const i = t.indexOf(sep);
-    if (i <= 0) throw new Error(`"${t}" should look like NAME${sep}value`);
-    out[t.slice(0, i).trim()] = t.slice(i + 1).trim();
-  }
-  return out;
-}
-
-const pairsText = (obj, sep) =>
-  Object.entries(obj || {})
-    .map(([k, v]) => `${k}${sep}${v}`)
-    .join("\n");
 
 function field(label, control, help) {
   return h(
@@ -83,7 +22,8 @@ function field(label, control, help) {
 }
 
 /** Open the dialog; `existing` ({name, config}) makes it an Edit of that server. */
-export function serverDialog(existing = null) {
+/** The dialog's inputs, filled from `existing` (an edit) or empty. */
+function inputs(existing) {
   const cfg = existing?.config || {};
   const isHttp = Boolean(cfg.url) || HTTP_TYPES.has(cfg.type);
   const name = h("input", {
@@ -135,7 +75,11 @@ export function serverDialog(existing = null) {
     autocomplete: "off",
     value: cfg.type && !HTTP_TYPES.has(cfg.type) && cfg.type !== "stdio" ? cfg.type : "",
   });
-  const error = h("div", { class: "field-error", role: "alert", hidden: true });
+  return { name, kindStdio, kindHttp, command, env, cwd, url, headers, type };
+}
+
+/** The fields, grouped: the local command's, the remote server's, and Advanced. */
+function parts({ command, env, cwd, url, headers, type }) {
   const stdioPart = h(
     "div",
     { class: "stack" },
@@ -155,6 +99,14 @@ export function serverDialog(existing = null) {
     h("summary", {}, icon("chevron", { size: 14 }), "Advanced"),
     field("Transport type", type, "Only for a transport a plugin provides."),
   );
+  return { stdioPart, httpPart, more };
+}
+
+export function serverDialog(existing = null) {
+  const fields = inputs(existing);
+  const { name, kindStdio, kindHttp, command } = fields;
+  const { stdioPart, httpPart, more } = parts(fields);
+  const error = h("div", { class: "field-error", role: "alert", hidden: true });
   const sync = () => {
     stdioPart.hidden = !kindStdio.checked;
     httpPart.hidden = kindStdio.checked;
@@ -186,53 +138,46 @@ export function serverDialog(existing = null) {
   });
   (existing ? command : name).focus();
 
-  function read() {
-    if (!name.value.trim()) throw new Error("Give the server a name.");
-    let config;
-    if (kindStdio.checked) {
-      const parts = splitArgs(command.value.trim());
-      if (!parts.length) throw new Error("Enter the command that starts the server.");
-      config = { command: parts[0], args: parts.slice(1) };
-      const envs = parsePairs(env.value, "=");
-      if (Object.keys(envs).length) config.env = envs;
-      if (cwd.value.trim()) config.cwd = cwd.value.trim();
-    } else {
-      if (!/^https?:\/\//.test(url.value.trim())) throw new Error("The URL must start with http:// or https://.");
-      config = { type: "http", url: url.value.trim() };
-      const hs = parsePairs(headers.value, ":");
-      if (Object.keys(hs).length) config.headers = hs;
-    }
-    if (type.value.trim()) config.type = type.value.trim();
-    return config;
-  }
+  save.addEventListener("click", () => saveServer(existing, fields, { dlg, save, error }));
+}
 
-  save.addEventListener("click", async () => {
-    error.hidden = true;
-    try {
-      const config = read();
-      const serverName = name.value.trim();
-      let replace = Boolean(existing);
-      if (!existing && (store.servers || []).some((s) => s.name === serverName)) {
-        replace = await confirmDialog({
-          title: `Replace ${serverName}?`,
-          danger: true,
-          confirmLabel: "Replace",
-          message: `A server named ${serverName} already exists. ${REPLACING}`,
-        });
-        if (!replace) return;
-      }
-      save.disabled = true;
-      await api.call("servers.add", { name: serverName, config, replace });
-      dlg.close();
-      toast(existing ? `Saved ${serverName}` : replace ? `Replaced ${serverName}` : `Added ${serverName}`, {
-        tone: "success",
+/** Add (or replace, after asking) or save the server the fields describe; problems go in `error`. */
+async function saveServer(existing, fields, { dlg, save, error }) {
+  const { name, kindStdio, command, env, cwd, url, headers, type } = fields;
+  error.hidden = true;
+  try {
+    const config = configFrom({
+      name: name.value,
+      stdio: kindStdio.checked,
+      command: command.value,
+      env: env.value,
+      cwd: cwd.value,
+      url: url.value,
+      headers: headers.value,
+      type: type.value,
+    });
+    const serverName = name.value.trim();
+    let replace = Boolean(existing);
+    if (!existing && (store.servers || []).some((s) => s.name === serverName)) {
+      replace = await confirmDialog({
+        title: `Replace ${serverName}?`,
+        danger: true,
+        confirmLabel: "Replace",
+        message: `A server named ${serverName} already exists. ${REPLACING}`,
       });
-      store.refreshServers();
-    } catch (err) {
-      error.hidden = false;
-      error.textContent = err.message;
-    } finally {
-      save.disabled = false;
+      if (!replace) return;
     }
-  });
+    save.disabled = true;
+    await api.call("servers.add", { name: serverName, config, replace });
+    dlg.close();
+    toast(existing ? `Saved ${serverName}` : replace ? `Replaced ${serverName}` : `Added ${serverName}`, {
+      tone: "success",
+    });
+    store.refreshServers();
+  } catch (err) {
+    error.hidden = false;
+    error.textContent = err.message;
+  } finally {
+    save.disabled = false;
+  }
 }

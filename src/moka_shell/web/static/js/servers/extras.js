@@ -68,7 +68,7 @@ export function serverExtras(s) {
   return parts.length ? h("div", { class: "server-extras" }, parts) : null;
 }
 
-function lazyFold(s, st, key, title, load) {
+function lazyFold(_s, st, key, title, load) {
   const body = h("div", { class: "extras-body" });
   const count = h("span", { class: "extras-count muted" });
   const fold = h(
@@ -424,20 +424,35 @@ function logFold(s, st) {
 
 // ---- folders (roots) -----------------------------------------------------------------------
 
+/** Set the server's roots to `next`, with `control` disabled meanwhile; true when it worked. */
+async function saveRoots(server, next, control) {
+  control.disabled = true;
+  try {
+    await api.call("servers.setRoots", { server, roots: next });
+    return true;
+  } catch (err) {
+    toastError(err);
+    return false;
+  } finally {
+    control.disabled = false;
+  }
+}
+
+/** One folder of the list, with its Remove button. */
+function rootItem(r, onRemove) {
+  const remove = button("Remove", { small: true, variant: "ghost", "data-action": "remove-root" });
+  remove.addEventListener("click", () => onRemove(remove));
+  return h(
+    "li",
+    { class: "extras-item", "data-root": r },
+    h("code", { class: "grow extras-uri", text: r, title: r }),
+    remove,
+  );
+}
+
 function rootsFold(s, st) {
   const roots = s.roots || [];
-  const save = async (next, control) => {
-    control.disabled = true;
-    try {
-      await api.call("servers.setRoots", { server: s.name, roots: next });
-      return true;
-    } catch (err) {
-      toastError(err);
-      return false;
-    } finally {
-      control.disabled = false;
-    }
-  };
+  const save = (next, control) => saveRoots(s.name, next, control);
   const input = h("input", {
     class: "input input-sm",
     id: `roots-add-${s.name}`,
@@ -480,21 +495,14 @@ function rootsFold(s, st) {
         ? h(
             "ul",
             { class: "extras-list" },
-            roots.map((r) => {
-              const remove = button("Remove", { small: true, variant: "ghost", "data-action": "remove-root" });
-              remove.addEventListener("click", () =>
+            roots.map((r) =>
+              rootItem(r, (remove) =>
                 save(
                   roots.filter((x) => x !== r),
                   remove,
                 ),
-              );
-              return h(
-                "li",
-                { class: "extras-item", "data-root": r },
-                h("code", { class: "grow extras-uri", text: r, title: r }),
-                remove,
-              );
-            }),
+              ),
+            ),
           )
         : null,
       h("div", { class: "extras-add" }, input, add),

@@ -6,7 +6,8 @@ import { h, clear } from "../dom.js";
 import { icon } from "../icons.js";
 import { button, iconButton, openDialog, confirmDialog, toastError, emptyState } from "../ui.js";
 import { store } from "../store.js";
-import { serverDialog, serverTarget } from "./dialog.js";
+import { serverTarget } from "./config.js";
+import { serverDialog } from "./dialog.js";
 import { authButton, statusLabel } from "./auth.js";
 import { storageLine } from "./storage.js";
 import { instructionsFold } from "./instructions.js";
@@ -49,17 +50,20 @@ function render(servers) {
   for (const s of servers) list.append(serverCard(s));
 }
 
-function serverCard(s) {
-  const busy = (btn, work) => async () => {
-    btn.disabled = true;
-    try {
-      await work();
-    } catch (err) {
-      toastError(err);
-    } finally {
-      btn.disabled = false;
-    }
-  };
+/** A click handler that keeps `btn` disabled while `work` runs, and says what went wrong. */
+const busy = (btn, work) => async () => {
+  btn.disabled = true;
+  try {
+    await work();
+  } catch (err) {
+    toastError(err);
+  } finally {
+    btn.disabled = false;
+  }
+};
+
+/** Enable or Disable, Restart, Edit and Remove, for the card's footer. */
+function cardButtons(s) {
   const enabled = s.status !== "disabled";
   const toggle = button(enabled ? "Disable" : "Enable", { small: true, icon: "power", "data-action": "toggle" });
   toggle.addEventListener(
@@ -93,8 +97,23 @@ function serverCard(s) {
     "data-action": "edit",
     onclick: () => serverDialog({ name: s.name, config: s.config || {} }),
   });
+  return { toggle, restart, edit, remove };
+}
+
+/** The last lines the server wrote to stderr, folded. */
+function stderrFold(stderr) {
+  if (!stderr.length) return null;
+  return h(
+    "details",
+    { class: "fold server-stderr" },
+    h("summary", {}, icon("chevron", { size: 14 }), `stderr (${stderr.length} line${stderr.length === 1 ? "" : "s"})`),
+    h("pre", { class: "block", text: stderr.slice(-STDERR_LINES).join("\n") }),
+  );
+}
+
+function serverCard(s) {
+  const { toggle, restart, edit, remove } = cardButtons(s);
   const target = serverTarget(s.config);
-  const stderr = s.stderr || [];
   const facts = [
     ["Transport", s.transport],
     ["Tools", s.status === "ready" ? String(s.toolCount ?? 0) : "—"],
@@ -137,19 +156,7 @@ function serverCard(s) {
     instructionsFold(s),
     serverExtras(s),
     approvalsFold(s),
-    stderr.length
-      ? h(
-          "details",
-          { class: "fold server-stderr" },
-          h(
-            "summary",
-            {},
-            icon("chevron", { size: 14 }),
-            `stderr (${stderr.length} line${stderr.length === 1 ? "" : "s"})`,
-          ),
-          h("pre", { class: "block", text: stderr.slice(-STDERR_LINES).join("\n") }),
-        )
-      : null,
+    stderrFold(s.stderr || []),
     h(
       "footer",
       { class: "server-actions" },

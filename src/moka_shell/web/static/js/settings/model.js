@@ -45,6 +45,52 @@ function urlSource(b) {
   return `Required: the address of the server's OpenAI-style API, e.g. http://127.0.0.1:8000/v1${orSet}.`;
 }
 
+/** "Reset": forget the Base URL set here (the environment's or the default applies again). */
+function resetButton(b) {
+  return button("Reset", {
+    small: true,
+    variant: "ghost",
+    id: "settings-base-url-reset",
+    title: b.baseUrlEnvVar ? `Use ${b.baseUrlEnvVar} or the default again` : "Use the default again",
+    onclick: async () => {
+      try {
+        store.set("settings", await api.call("settings.baseUrl", { backend: b.id, url: "" }));
+      } catch (err) {
+        toastError(err);
+      }
+    },
+  });
+}
+
+/** "Test connection": lists the endpoint's models (a URL that works is saved), says how it went. */
+function testButton(b, input, testStatus, save) {
+  const test = button("Test connection", { small: true, id: "settings-test", icon: "link" });
+  test.disabled = !b.canListModels;
+  if (!b.canListModels) test.title = `${b.name} can't list its models`;
+  test.addEventListener("click", async () => {
+    test.disabled = true;
+    testStatus.replaceChildren(h("span", { class: "muted small", text: "Connecting…" }));
+    try {
+      const res = await api.call("settings.testBackend", { backend: b.id, baseUrl: input.value.trim() || undefined });
+      testStatus.replaceChildren(
+        badge(`Connected · ${res.models.length} model${res.models.length === 1 ? "" : "s"}`, "success", {
+          class: "badge badge-success badge-dot",
+          id: "settings-test-ok",
+        }),
+      );
+      if (input.value.trim() && input.value.trim() !== (b.baseUrl || "")) await save();
+      await store.refreshSettings();
+    } catch (err) {
+      testStatus.replaceChildren(
+        h("p", { class: "field-error", id: "settings-test-error", role: "alert", text: err.message }),
+      );
+    } finally {
+      test.disabled = false;
+    }
+  });
+  return test;
+}
+
 function baseUrlRow(b, testStatus) {
   const input = h("input", {
     class: "input",
@@ -71,46 +117,8 @@ function baseUrlRow(b, testStatus) {
       save();
     }
   });
-  const reset =
-    b.baseUrlSource === "config"
-      ? button("Reset", {
-          small: true,
-          variant: "ghost",
-          id: "settings-base-url-reset",
-          title: b.baseUrlEnvVar ? `Use ${b.baseUrlEnvVar} or the default again` : "Use the default again",
-          onclick: async () => {
-            try {
-              store.set("settings", await api.call("settings.baseUrl", { backend: b.id, url: "" }));
-            } catch (err) {
-              toastError(err);
-            }
-          },
-        })
-      : null;
-  const test = button("Test connection", { small: true, id: "settings-test", icon: "link" });
-  test.disabled = !b.canListModels;
-  if (!b.canListModels) test.title = `${b.name} can't list its models`;
-  test.addEventListener("click", async () => {
-    test.disabled = true;
-    testStatus.replaceChildren(h("span", { class: "muted small", text: "Connecting…" }));
-    try {
-      const res = await api.call("settings.testBackend", { backend: b.id, baseUrl: input.value.trim() || undefined });
-      testStatus.replaceChildren(
-        badge(`Connected · ${res.models.length} model${res.models.length === 1 ? "" : "s"}`, "success", {
-          class: "badge badge-success badge-dot",
-          id: "settings-test-ok",
-        }),
-      );
-      if (input.value.trim() && input.value.trim() !== (b.baseUrl || "")) await save();
-      await store.refreshSettings();
-    } catch (err) {
-      testStatus.replaceChildren(
-        h("p", { class: "field-error", id: "settings-test-error", role: "alert", text: err.message }),
-      );
-    } finally {
-      test.disabled = false;
-    }
-  });
+  const reset = b.baseUrlSource === "config" ? resetButton(b) : null;
+  const test = testButton(b, input, testStatus, save);
   const help = h(
     "div",
     {},
@@ -207,6 +215,30 @@ function keyStatus(b) {
   ];
 }
 
+/** Store the typed key in the keyring; the field is emptied either way, a problem stays shown. */
+async function storeKey(b, input, save, problem) {
+  if (!input.value.trim()) {
+    input.focus();
+    return;
+  }
+  save.disabled = true;
+  problem.hidden = true;
+  keyProblem = null;
+  try {
+    await api.call("keys.set", { backend: b.id, key: input.value.trim() });
+    toast("Key stored in your system keyring", { tone: "success" });
+  } catch (err) {
+    keyProblem = { backend: b.id, message: err.message };
+    problem.textContent = err.message;
+    problem.hidden = false;
+  } finally {
+    input.value = ""; // never left in the page, stored or not
+    typedKey = null;
+    save.disabled = false;
+    await store.refreshSettings().catch(() => {});
+  }
+}
+
 function keyRow(b) {
   const input = h("input", {
     class: "input",
@@ -240,28 +272,7 @@ function keyRow(b) {
         id: "settings-key-delete",
       })
     : null;
-  save.addEventListener("click", async () => {
-    if (!input.value.trim()) {
-      input.focus();
-      return;
-    }
-    save.disabled = true;
-    problem.hidden = true;
-    keyProblem = null;
-    try {
-      await api.call("keys.set", { backend: b.id, key: input.value.trim() });
-      toast("Key stored in your system keyring", { tone: "success" });
-    } catch (err) {
-      keyProblem = { backend: b.id, message: err.message };
-      problem.textContent = err.message;
-      problem.hidden = false;
-    } finally {
-      input.value = ""; // never left in the page, stored or not
-      typedKey = null;
-      save.disabled = false;
-      await store.refreshSettings().catch(() => {});
-    }
-  });
+  save.addEventListener("click", () => storeKey(b, input, save, problem));
   input.addEventListener("keydown", (e) => {
     if (e.key === "Enter") save.click();
   });

@@ -42,7 +42,7 @@ function fromProxy(rec, msg) {
   api
     .call("view.rpc", { viewId: rec.id, message: msg })
     .then((res) => {
-      if (res && res.reply) post(rec, res.reply);
+      if (res?.reply) post(rec, res.reply);
     })
     .catch((err) => {
       // A request must get an answer or the view's SDK waits 60 s; notifications get none.
@@ -484,9 +484,8 @@ async function mountView(data) {
     rec = createRecord(data);
     views.set(rec.id, rec);
     if (data.recordId)
-      document
-        .querySelectorAll(`.view-closed-note[data-record-id="${CSS.escape(data.recordId)}"]`)
-        .forEach((n) => n.remove());
+      for (const n of document.querySelectorAll(`.view-closed-note[data-record-id="${CSS.escape(data.recordId)}"]`))
+        n.remove();
     await place(rec);
     // The core fails a view whose resource could not be read in the same tick it announces
     // it, so view.failed can land while place() awaits: keep that failure, never reset it.
