@@ -11,7 +11,8 @@ import { HTTP_TYPES, configFrom, joinArgs, pairsText } from "./config.js";
 
 const REPLACING = "Replacing it stops it and uses these settings instead.";
 
-function field(label, control, help) {
+/** A labelled field with its help line. */
+export function field(label, control, help) {
   return h(
     "label",
     { class: "field" },

@@ -7,7 +7,7 @@ import { icon } from "../icons.js";
 import { button, iconButton, openDialog, confirmDialog, toastError, emptyState } from "../ui.js";
 import { store } from "../store.js";
 import { serverTarget } from "./config.js";
-import { serverDialog } from "./dialog.js";
+import { field, serverDialog } from "./dialog.js";
 import { authButton, statusLabel } from "./auth.js";
 import { storageLine } from "./storage.js";
 import { instructionsFold } from "./instructions.js";
@@ -180,16 +180,6 @@ function serverCard(s) {
 }
 
 // ---- import (add and edit: js/servers/dialog.js) --------------------------------------------
-
-function field(label, control, help) {
-  return h(
-    "label",
-    { class: "field" },
-    h("span", { class: "field-label", text: label }),
-    control,
-    help ? h("span", { class: "field-help", text: help }) : null,
-  );
-}
 
 function importDialog() {
   const path = h("input", {

@@ -26,7 +26,8 @@ export function row(label, help, control, forId) {
   );
 }
 
-async function set(key, value) {
+/** Set one setting in the core; the page shows what the core kept (its answer, or a fresh read). */
+export async function set(key, value) {
   try {
     store.set("settings", await api.call("settings.set", { key, value }));
   } catch (err) {

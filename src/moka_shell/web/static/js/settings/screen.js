@@ -7,7 +7,7 @@ import { icon } from "../icons.js";
 import { toastError } from "../ui.js";
 import { store } from "../store.js";
 import { applyTheme } from "../theme.js";
-import { modelRows, row } from "./model.js";
+import { modelRows, row, set } from "./model.js";
 
 const CONSENT = [
   ["open_link", "Open links", "An app opens a web page in your browser."],
@@ -17,15 +17,6 @@ const CONSENT = [
 ];
 let body;
 const testStatus = h("div", { class: "settings-test-status", id: "settings-test-status" }); // kept across re-renders
-
-async function set(key, value) {
-  try {
-    store.set("settings", await api.call("settings.set", { key, value }));
-  } catch (err) {
-    toastError(err);
-    store.refreshSettings();
-  }
-}
 
 function card(iconName, title, subtitle, ...content) {
   return h(
