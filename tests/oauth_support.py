@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import time
@@ -12,6 +11,8 @@ from typing import Any
 
 import httpx2
 import pytest
+
+from support import free_port
 
 SERVERS = Path(__file__).resolve().parent / "servers"
 
@@ -41,13 +42,6 @@ class OAuthServer:
         """Every access and refresh token it ever issued."""
         s = self.state()
         return sorted(set(s["access_tokens"]) | set(s["refresh_tokens"]) | set(s["revoked"]))
-
-
-def free_port() -> int:
-    """A free port on 127.0.0.1."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -10,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from support import until
 from moka_shell.bridge import Bridge
 from moka_shell.config import ApprovalSettings, MokaConfig, ServerApproval, ServerConfig
 from moka_shell.core.app import MokaApp
@@ -109,15 +109,6 @@ async def start(paths: Paths, base_url: str, servers: dict[str, ServerConfig], *
     await app.start(endpoints=FAKE_ENDPOINTS)
     await app.servers.wait_ready(timeout=30)
     return app, events
-
-
-async def until(check: Any, what: str) -> Any:
-    for _ in range(1000):
-        value = check()
-        if value:
-            return value
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"never happened: {what}")
 
 
 @pytest.mark.anyio

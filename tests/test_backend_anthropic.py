@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import socket
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ pytest.importorskip("anthropic")  # the plugin's one dependency beyond moka-shel
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "plugins" / "moka-anthropic" / "src"))
 
 import moka_anthropic  # noqa: E402
+from support import ask, fake_provider, streamed  # noqa: E402
 from moka_anthropic.backend import AnthropicBackend  # noqa: E402
 
 from moka_shell.core.chat.backends import (  # noqa: E402
@@ -42,25 +42,15 @@ from moka_shell.testing.fake_anthropic import (  # noqa: E402
 )
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def srv() -> Iterator[FakeAnthropicServer]:
-    with FakeAnthropicServer(api_key="sk-ant-test") as server:
-        yield server
+srv = fake_provider(lambda: FakeAnthropicServer(api_key="sk-ant-test"))
 
 
 def req(srv: FakeAnthropicServer, text: str = "hi", **kw: Any) -> AgentRequest:
-    kw.setdefault("messages", [ChatMessage(role="user", content=text)])
-    return AgentRequest(model="claude-test", api_key="sk-ant-test", base_url=srv.base_url, **kw)
+    return ask(srv, "claude-test", text, **kw)
 
 
 async def collect(request: AgentRequest, backend: AnthropicBackend | None = None) -> list[AgentEvent]:
-    backend = backend or AnthropicBackend(max_retries=0)
-    return [e async for e in backend.stream(request)]
+    return await streamed(backend or AnthropicBackend(max_retries=0), request)
 
 
 WEATHER = ModelTool(name="weather__get_forecast", description="Forecast",

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import socket
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from pydantic import ValidationError
+
+from support import ask, fake_provider, free_port, streamed
 
 from moka_shell.builtins import backends_openai
 from moka_shell.builtins.backends_openai import PRESETS, OpenAICompatBackend, OpenAIOptions, StreamAssembler
@@ -30,15 +30,7 @@ from moka_shell.errors import NeedsKeyError, ProviderError
 from moka_shell.testing.fake_openai import Disconnect, Error, FakeOpenAIServer, Finish, Text, ToolCall
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def srv() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer(api_key="sk-test") as server:
-        yield server
+srv = fake_provider(lambda: FakeOpenAIServer(api_key="sk-test"))
 
 
 def make(backend_id: str = "openai", **kw: Any) -> OpenAICompatBackend:
@@ -47,18 +39,10 @@ def make(backend_id: str = "openai", **kw: Any) -> OpenAICompatBackend:
 
 
 def req(srv: FakeOpenAIServer, text: str = "hi", **kw: Any) -> AgentRequest:
-    kw.setdefault("messages", [ChatMessage(role="user", content=text)])
-    return AgentRequest(model="gpt-test", api_key="sk-test", base_url=srv.base_url, **kw)
+    return ask(srv, "gpt-test", text, **kw)
 
 
-async def collect(backend: OpenAICompatBackend, request: AgentRequest) -> list[AgentEvent]:
-    return [e async for e in backend.stream(request)]
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+collect = streamed
 
 
 WEATHER = ModelTool(
@@ -335,7 +319,7 @@ async def test_errors_in_the_middle_of_a_stream(srv: FakeOpenAIServer) -> None:
 
 @pytest.mark.anyio
 async def test_network_errors_name_the_base_url(srv: FakeOpenAIServer) -> None:
-    url = f"http://127.0.0.1:{closed_port()}/v1"
+    url = f"http://127.0.0.1:{free_port()}/v1"
     with pytest.raises(ProviderError) as info:
         await collect(make("ollama"), AgentRequest(model="m", messages=[], base_url=url))
     assert info.value.kind == "network" and url in str(info.value) and "Ollama" in str(info.value)
@@ -356,13 +340,13 @@ async def test_sdk_retries_a_server_error(srv: FakeOpenAIServer) -> None:
 
 
 @pytest.mark.anyio
-async def test_probe_finds_a_server_and_not_a_closed_port() -> None:
+async def test_probe_finds_a_server_and_not_a_free_port() -> None:
     with FakeOpenAIServer() as server:
         assert await make("ollama").probe(server.base_url) is True
     with FakeOpenAIServer(api_key="secret") as server:
         assert await make("vllm").probe(server.base_url) is True  # there, but wants a key
     started = time.monotonic()
-    assert await make("ollama").probe(f"http://127.0.0.1:{closed_port()}/v1") is False
+    assert await make("ollama").probe(f"http://127.0.0.1:{free_port()}/v1") is False
     assert time.monotonic() - started < 2
 
 

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +13,8 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
+
+from support import free_port, wait_listening
 
 from moka_shell.demo import server as demo
 from moka_shell.demo.dice import HISTORY_LIMIT
@@ -179,35 +179,16 @@ async def test_stdio_subprocess_serves_the_demo() -> None:
     assert result.structured_content is not None and len(result.structured_content["rolls"]) == 4
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 15) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server exited early with {process.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise TimeoutError(f"nothing answered on port {port}")
-
-
 @pytest.fixture
 def http_server() -> Iterator[int]:
     """Start `python -m moka_shell.demo --http PORT` and yield the port."""
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "moka_shell.demo", "--http", str(port)]
     process = subprocess.Popen(
         command, env={**os.environ, **_env()}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
-        _wait_for_port(port, process)
+        wait_listening(port, process)
         yield port
     finally:
         process.kill()

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from support import until
 from moka_shell.bridge import Bridge
 from moka_shell.config import MokaConfig, ServerConfig
 from moka_shell.core.app import MokaApp
@@ -45,15 +46,6 @@ async def call(bridge: Bridge, method: str, params: dict[str, Any]) -> Any:
     if "error" in reply:
         raise AssertionError(reply["error"])
     return reply["result"]
-
-
-async def until(check: Any, what: str) -> Any:
-    for _ in range(2000):
-        value = check()
-        if value:
-            return value
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"never happened: {what}")
 
 
 def advertised(app: MokaApp) -> Any:

@@ -314,7 +314,7 @@ async def test_openid_discovery_is_the_fallback(no_keyring: Path, oauth_server: 
 @pytest.mark.anyio
 async def test_a_server_that_needs_no_sign_in_leaves_no_record(no_keyring: Path) -> None:
     """An open HTTP server connects as before; Moka stores nothing for it and shows no auth state."""
-    from oauth_support import free_port
+    from support import free_port
 
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "moka_shell.demo", "--http", str(port)],

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from support import until
 from moka_shell.bridge import Bridge
 from moka_shell.config import MokaConfig, ServerConfig
 from moka_shell.core.app import MokaApp
@@ -35,15 +36,6 @@ async def start(paths: Paths, log: Path, flags: list[str], **agent: Any) -> tupl
     await app.start(endpoints=FAKE_ENDPOINTS)
     await app.servers.wait_ready(timeout=30)
     return app, Bridge(app), events
-
-
-async def until(check: Any, what: str) -> Any:
-    for _ in range(3000):
-        value = check()
-        if value:
-            return value
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"never happened: {what}")
 
 
 def progress_of(events: list[tuple[str, Any]], call_id: str) -> list[dict[str, Any]]:

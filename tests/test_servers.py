@@ -5,47 +5,27 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 
 import pytest
 
-from support import node, npm_server, server_script
+from support import free_port, manager, node, npm_server, server_script, stdio, wait_listening
 from moka_shell.config import ServerConfig
-from moka_shell.core.mcp.servers import ServerManager
 from moka_shell.errors import ServerUnavailableError, ToolCallError
 from moka_shell.inspector import EventFilter, Inspector
-from moka_shell.plugins import PluginHost
 
 pytestmark = pytest.mark.anyio
-
-
-def manager(tmp_path, connect_timeout: float | None = None) -> ServerManager:  # type: ignore[no-untyped-def]
-    host = PluginHost(load_entrypoints=False)
-    return ServerManager(host.collect("register_transports", "transport_id"), Inspector(tmp_path / "insp"),
-                         connect_timeout=connect_timeout)
 
 
 def demo() -> ServerConfig:
     return ServerConfig(command="moka", args=["demo-server"])
 
 
-def stdio(script: str) -> ServerConfig:
-    cmd = server_script(script)
-    return ServerConfig(command=cmd[0], args=cmd[1:])
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 async def test_demo_catalogue_keeps_meta_ui_and_visibility(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """The catalogue keeps each tool's _meta whole and knows its UI resource and visibility."""
-    mgr = manager(tmp_path)
+    mgr = manager(Inspector(tmp_path / "insp"))
     mgr.load({"moka-demo": demo()})
     mgr.start_all()
     try:
@@ -71,7 +51,7 @@ async def test_demo_catalogue_keeps_meta_ui_and_visibility(tmp_path) -> None:  #
 
 async def test_server_killed_mid_call_errors_clearly_and_reconnects(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Killing a stdio server during a call fails that call clearly; the supervisor reconnects."""
-    mgr = manager(tmp_path)
+    mgr = manager(Inspector(tmp_path / "insp"))
     mgr.load({"fault": stdio("fault_server.py")})
     mgr.start_all()
     try:
@@ -95,7 +75,7 @@ async def test_server_killed_mid_call_errors_clearly_and_reconnects(tmp_path) ->
 
 async def test_idle_server_death_is_noticed(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """A stdio server that dies while idle is marked failed with a reason and comes back."""
-    mgr = manager(tmp_path)
+    mgr = manager(Inspector(tmp_path / "insp"))
     mgr.load({"fault": stdio("fault_server.py")})
     mgr.start_all()
     try:
@@ -119,7 +99,7 @@ async def test_mute_server_hits_connect_deadline_while_others_work(tmp_path) -> 
     """A server that never answers fails at the deadline with a clear message; the demo still works."""
     # The 2 s deadline is the mute server's own ("timeout" in its config): a manager-wide one would
     # also fail the demo server whenever its start takes over 2 s on a loaded machine.
-    mgr = manager(tmp_path)
+    mgr = manager(Inspector(tmp_path / "insp"))
     mute_cmd = server_script("mute_server.py")
     mgr.load({"mute": ServerConfig(command=mute_cmd[0], args=mute_cmd[1:], timeout=2.0), "moka-demo": demo()})
     mgr.start_all()
@@ -144,7 +124,7 @@ async def test_mute_server_hits_connect_deadline_while_others_work(tmp_path) -> 
 
 async def test_missing_command_and_refused_port_give_clear_errors(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """A command that does not exist and a closed HTTP port each fail with a reason a person can act on."""
-    mgr = manager(tmp_path, connect_timeout=5.0)
+    mgr = manager(Inspector(tmp_path / "insp"), connect_timeout=5.0)
     port = free_port()
     mgr.load({"nocmd": ServerConfig(command="definitely-not-a-real-command-xyz"),
               "refused": ServerConfig(url=f"http://127.0.0.1:{port}/mcp")})
@@ -166,12 +146,8 @@ async def test_streamable_http_server_and_restart(tmp_path) -> None:  # type: ig
     proc = subprocess.Popen([sys.executable, "-m", "moka_shell.demo", "--http", str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        for _ in range(100):
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.1)
-        mgr = manager(tmp_path)
+        wait_listening(port)
+        mgr = manager(Inspector(tmp_path / "insp"))
         mgr.load({"demo-http": ServerConfig(url=f"http://127.0.0.1:{port}/mcp")})
         mgr.start_all()
         try:
@@ -197,12 +173,8 @@ async def test_official_example_server_over_stdio_and_http(tmp_path) -> None:  #
     proc = subprocess.Popen([node(), bin_path], env={**os.environ, "PORT": str(port)},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        for _ in range(100):
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.1)
-        mgr = manager(tmp_path)
+        wait_listening(port)
+        mgr = manager(Inspector(tmp_path / "insp"))
         mgr.load({"vanilla-stdio": ServerConfig(command=node(), args=[bin_path, "--stdio"]),
                   "vanilla-http": ServerConfig(url=f"http://127.0.0.1:{port}/mcp")})
         mgr.start_all()

@@ -4,27 +4,19 @@ and a transport do not match (issue 15 item 6)."""
 from __future__ import annotations
 
 import logging
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 
 import pytest
 
 from support import SERVERS
-from support import manager, until
+from support import free_port, manager, until, wait_listening
 from moka_shell.config import ServerConfig
 from moka_shell.errors import ToolCallError
 from moka_shell.inspector import Inspector
 
 pytestmark = pytest.mark.anyio
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture
@@ -33,16 +25,11 @@ def sse_server() -> Iterator[int]:
     port = free_port()
     proc = subprocess.Popen([sys.executable, str(SERVERS / "sse_server.py"), str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                raise RuntimeError("the SSE test server did not start")
-            time.sleep(0.05)
+    try:
+        wait_listening(port, proc)
+    except AssertionError:
+        proc.kill()
+        raise
     try:
         yield port
     finally:
@@ -99,16 +86,11 @@ def garbage_http() -> Iterator[int]:
     port = free_port()
     proc = subprocess.Popen([sys.executable, str(SERVERS / "garbage_http_server.py"), str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                raise RuntimeError("the garbage HTTP test server did not start")
-            time.sleep(0.05)
+    try:
+        wait_listening(port, proc)
+    except AssertionError:
+        proc.kill()
+        raise
     try:
         yield port
     finally:

@@ -3,16 +3,14 @@ newest ended views are remembered, and a parked view that its conversation store
 
 from __future__ import annotations
 
-import asyncio
 import gc
-import time
 import tracemalloc
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from support import server_script
+from support import server_script, until
 from moka_shell.config import MokaConfig, ServerConfig
 from moka_shell.core.app import MokaApp
 from moka_shell.paths import Paths
@@ -25,15 +23,6 @@ def bounds_config() -> MokaConfig:
     cmd = server_script("bounds_server.py")
     return MokaConfig(mcpServers={"bounds": ServerConfig(command=cmd[0], args=cmd[1:]),
                                   "other": ServerConfig(command=cmd[0], args=cmd[1:])})
-
-
-async def until(check: Any, timeout: float = 30.0) -> None:
-    """Wait until ``check()`` is true (a bound on waiting, not a timing assertion)."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached")
-        await asyncio.sleep(0.02)
 
 
 async def test_many_ui_runs_come_back_to_a_plateau(tmp_path: Path) -> None:

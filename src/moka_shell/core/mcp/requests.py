@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pydantic
-from mcp import Client, MCPError
+from mcp import MCPError
 
 from moka_shell.core.mcp import listing
 from moka_shell.core.mcp.catalog import MAX_RESULT_BYTES, ToolEntry, cap_result, result_size
