@@ -5,12 +5,12 @@ Every name loads on first use, so ``import moka_shell`` stays cheap (no pluggy, 
 no GUI toolkit until a plugin asks for them): ``moka`` imports this package before its window opens.
 """
 
-from __future__ import annotations
+# Every public-looking name here is in __all__ (tests/test_exported_members.py): the module's own
+# helpers are imported under private names, and there is no `from __future__` import to leak one.
+import importlib as _importlib
+import typing as _typing
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # pragma: no cover - the same names, eagerly, for type checkers
+if _typing.TYPE_CHECKING:  # pragma: no cover - the same names, eagerly, for type checkers
     from moka_shell.hookspecs import (PluginApp, RegisterBackend, RegisterDisplayMode, RegisterTheme,
                                       RegisterTransport, hookimpl)
     from moka_shell.core.chat.backends import (
@@ -56,12 +56,12 @@ _LAZY: dict[str, str] = {
 __all__ = ["__version__", *sorted(_LAZY)]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _typing.Any:
     """Load a public name from its module the first time it is asked for (PEP 562)."""
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'moka_shell' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(_importlib.import_module(module), name)
     globals()[name] = value  # later lookups skip this function
     return value
 

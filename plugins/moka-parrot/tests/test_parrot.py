@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 from itertools import groupby
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+import moka_parrot
 from moka_parrot import ParrotBackend, register_agent_backends
 from moka_shell.builtins.backends_openai import PRESETS, OpenAICompatBackend
+from moka_shell.config import MokaConfig
+from moka_shell.plugins import PluginHost
 from moka_shell import (
     AgentEvent,
     AgentRequest,
@@ -23,6 +27,7 @@ from moka_shell import (
     ToolCallRecord,
     ToolCallStart,
 )
+from moka_shell.testing import running_app
 from moka_shell.testing.fake_openai import FakeOpenAIServer, ToolCall
 
 ECHO = ModelTool(name="demo__echo", description="Echo the text back",
@@ -114,3 +119,18 @@ async def test_same_event_shape_as_a_real_backend() -> None:
 
     assert shape(parrot) == shape(real) == ["tool_call_start", "tool_call_delta", "tool_call_end", "done"]
     assert [e for e in parrot if isinstance(e, ToolCallEnd)][0].arguments == arguments
+
+
+@pytest.mark.anyio
+async def test_answers_a_chat_turn_inside_a_running_moka(tmp_path: Path) -> None:
+    # running_app starts a real Moka core with this plugin (and no other installed one), and
+    # stops it when the block ends: the turn goes through the chat engine and the store.
+    config = MokaConfig()
+    config.agent.backend, config.agent.model = "parrot", "parrot-1"
+    plugins = PluginHost(load_entrypoints=False, extra=[moka_parrot])
+    async with running_app(tmp_path, config=config, plugins=plugins) as app:
+        cid = app.chat.start_turn(None, "hello from the test")
+        await app.chat.wait(cid)
+        messages = app.store.messages(cid)
+    assert [(m["role"], m["content"]) for m in messages] == [("user", "hello from the test"),
+                                                            ("assistant", "hello from the test")]
