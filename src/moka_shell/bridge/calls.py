@@ -82,10 +82,6 @@ class CallMethods:
         if not isinstance(enabled, bool):
             raise InvalidParamsError("'enabled' must be true or false")
         conn = self.app.servers.get(name)
-        conn.config = conn.config.model_copy(update={"use_instructions": enabled})
-        if name in self.app.config.mcp_servers:
-            self.app.config.mcp_servers[name] = self.app.config.mcp_servers[name].model_copy(
-                update={"use_instructions": enabled})
-            self.app.save_config()
+        conn.config = self.app.server_configs.change(name, useInstructions=enabled)
         self.app.emit("servers.changed", self.app.servers.infos())
         return conn.info()

@@ -72,8 +72,7 @@ class ServerExtraMethods:
         name = req_str(p, "server")
         conn = self.app.servers.get(name)
         await conn.settings.set_log_level(req_str(p, "level"))
-        self.app.config.mcp_servers[name] = conn.config
-        self.app.save_config()
+        self.app.server_configs.change(name, logLevel=conn.settings.log_level)
         return conn.info()
 
     async def logs(self, p: Params) -> list[dict[str, Any]]:
@@ -86,8 +85,7 @@ class ServerExtraMethods:
         name = req_str(p, "server")
         conn = self.app.servers.get(name)
         await conn.settings.set_roots(p.get("roots"))
-        self.app.config.mcp_servers[name] = conn.config
-        self.app.save_config()
+        self.app.server_configs.change(name, roots=conn.settings.roots)
         return conn.info()
 
     async def subscribe(self, p: Params) -> dict[str, Any]:

@@ -9,10 +9,6 @@ from moka_shell.bridge.params import Params, opt_dict, opt_str, req_str
 from moka_shell.config import ServerConfig
 from moka_shell.config_import import import_config_file, import_config_text
 from moka_shell.core.mcp.oauth.signin import SignIns
-from moka_shell.errors import InvalidParamsError, ServerExistsError
-
-# The fields the Add/Edit dialog shows; replacing a server keeps the others.
-EDITABLE = {"command", "args", "env", "cwd", "url", "headers", "type"}
 
 if TYPE_CHECKING:
     from moka_shell.core.app import MokaApp
@@ -37,47 +33,32 @@ class ServerMethods:
         return self.app.servers.infos()
 
     async def add(self, p: Params) -> dict[str, Any]:
-        """Add a server and connect it; a taken name is refused unless ``replace`` is true."""
+        """Add a server and connect it; a taken name is refused unless ``replace`` is true (core/server_configs.py)."""
         name = req_str(p, "name").strip()
-        if not name:
-            raise InvalidParamsError("a server needs a name")
-        cfg = ServerConfig.model_validate(opt_dict(p, "config"))
-        taken = name in self.app.config.mcp_servers or name in self.app.servers.connections
-        if taken and p.get("replace") is not True:
-            raise ServerExistsError(name, hint="choose another name, or confirm that it should be replaced")
-        if taken:
-            # An edit keeps what the dialog doesn't show (disabled, timeout, allowUnsafeEval…).
-            old = self.app.config.mcp_servers.get(name)
-            kept = {k: v for k, v in (old.to_json() if old else {}).items() if k not in EDITABLE}
-            cfg = ServerConfig.model_validate({**kept, **cfg.to_json()})
-        self.app.config.mcp_servers[name] = cfg
-        self.app.save_config()
-        return (await self.app.servers.add(name, cfg)).info()
+        entry = self.app.server_configs.add(
+            name, ServerConfig.model_validate(opt_dict(p, "config")), replace=p.get("replace") is True,
+            taken_hint="choose another name, or confirm that it should be replaced")
+        return (await self.app.servers.add(name, entry)).info()
 
     async def remove(self, p: Params) -> dict[str, Any]:
         """Stop and forget a server."""
         name = req_str(p, "name")
-        await self.app.servers.remove(name)
-        self.app.config.mcp_servers.pop(name, None)
-        self.app.save_config()
+        self.app.server_configs.remove(name)
+        if name in self.app.servers.connections:
+            await self.app.servers.remove(name)
         return {}
 
     async def set_enabled(self, p: Params) -> dict[str, Any]:
         """Enable or disable a server."""
-        name = req_str(p, "name")
-        conn = await self.app.servers.set_enabled(name, bool(p.get("enabled")))
-        self.app.config.mcp_servers[name] = conn.config
-        self.app.save_config()
-        return conn.info()
+        name, enabled = req_str(p, "name"), bool(p.get("enabled"))
+        self.app.servers.get(name)
+        self.app.server_configs.change(name, disabled=not enabled)
+        return (await self.app.servers.set_enabled(name, enabled)).info()
 
     async def allow_eval(self, p: Params) -> dict[str, Any]:
         """Let this server's views use eval() (``allowUnsafeEval``), or stop letting them; new views get it."""
-        name = req_str(p, "name")
-        conn = self.app.servers.get(name)
-        allow = bool(p.get("allow", True))
-        setattr(conn.config, "allowUnsafeEval", allow)  # an extra field of the server's entry
-        self.app.config.mcp_servers[name] = conn.config
-        self.app.save_config()
+        conn = self.app.servers.get(req_str(p, "name"))
+        conn.config = self.app.server_configs.change(conn.name, allowUnsafeEval=bool(p.get("allow", True)))
         return conn.info()
 
     async def restart(self, p: Params) -> dict[str, Any]:
@@ -103,16 +84,11 @@ class ServerMethods:
             found = import_config_text(text, "pasted text")
         else:
             found = import_config_file(Path(req_str(p, "path")).expanduser())
-        added, skipped = [], [{"name": n, "reason": r} for n, r in found.skipped]
-        for name, cfg in found.servers.items():
-            if name in self.app.config.mcp_servers:
-                skipped.append({"name": name, "reason": "a server with this name already exists"})
-                continue
-            self.app.config.mcp_servers[name] = cfg
-            await self.app.servers.add(name, cfg)
-            added.append(name)
-        self.app.save_config()
-        return {"added": added, "skipped": skipped, "format": found.source_format}
+        done = self.app.server_configs.add_new(found.servers)
+        for name in done.added:
+            await self.app.servers.add(name, found.servers[name])
+        skipped = [{"name": n, "reason": r} for n, r in [*found.skipped, *done.skipped]]
+        return {"added": done.added, "skipped": skipped, "format": found.source_format}
 
     async def tools_list(self, p: Params) -> list[dict[str, Any]]:
         """Tools of one server, or of all."""

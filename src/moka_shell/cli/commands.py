@@ -14,7 +14,8 @@ from typing import Any, TypeVar
 from moka_shell.core.shell import Mode
 from moka_shell.config import ConfigFile, ServerConfig
 from moka_shell.config_import import import_config_file
-from moka_shell.errors import ServerExistsError, ServerUnavailableError, UsageError
+from moka_shell.core.server_configs import ServerConfigs
+from moka_shell.errors import ServerUnavailableError, UsageError
 from moka_shell.inspector import EventFilter, follow_log, read_tail
 from moka_shell.cli.run import paths_of
 from moka_shell.paths import Paths
@@ -113,13 +114,11 @@ def servers_add(args: argparse.Namespace) -> int:
         data["cwd"] = args.cwd
     if args.type:
         data["type"] = args.type
-    cfg = ServerConfig.model_validate(data)
     cfg_file = ConfigFile(paths_of(args).config_file)
-    replacing = args.name in cfg_file.config.mcp_servers
-    if replacing and not args.replace:
-        raise ServerExistsError(args.name, hint="pass --replace to replace it, or pick another name")
-    cfg_file.config.mcp_servers[args.name] = cfg
-    cfg_file.save()
+    configs = ServerConfigs(cfg_file.config, cfg_file.save)
+    replacing = configs.taken(args.name)
+    configs.add(args.name, ServerConfig.model_validate(data), replace=args.replace,
+                taken_hint="pass --replace to replace it (its other settings are kept), or pick another name")
     print(f"replaced {args.name!r} in {cfg_file.path}" if replacing else f"added {args.name!r} to {cfg_file.path}")
     return 0
 
@@ -127,11 +126,7 @@ def servers_add(args: argparse.Namespace) -> int:
 def servers_remove(args: argparse.Namespace) -> int:
     """Remove a server from the config."""
     cfg_file = ConfigFile(paths_of(args).config_file)
-    if cfg_file.config.mcp_servers.pop(args.name, None) is None:
-        from moka_shell.errors import UnknownServerError
-
-        raise UnknownServerError(args.name, sorted(cfg_file.config.mcp_servers))
-    cfg_file.save()
+    ServerConfigs(cfg_file.config, cfg_file.save).remove(args.name)
     print(f"removed {args.name!r}")
     return 0
 
@@ -140,17 +135,10 @@ def servers_import(args: argparse.Namespace) -> int:
     """Import servers from another client's config file."""
     found = import_config_file(Path(args.path).expanduser())
     cfg_file = ConfigFile(paths_of(args).config_file)
-    added = []
-    for name, server in found.servers.items():
-        if name in cfg_file.config.mcp_servers:
-            print(f"skipped {name!r}: a server with this name already exists")
-            continue
-        cfg_file.config.mcp_servers[name] = server
-        added.append(name)
-    for name, reason in found.skipped:
+    done = ServerConfigs(cfg_file.config, cfg_file.save).add_new(found.servers)
+    for name, reason in [*done.skipped, *found.skipped]:
         print(f"skipped {name!r}: {reason}")
-    cfg_file.save()
-    print(f"imported {len(added)} server(s) from {found.source_format} config: {', '.join(added) or 'none'}")
+    print(f"imported {len(done.added)} server(s) from {found.source_format} config: {', '.join(done.added) or 'none'}")
     return 0
 
 

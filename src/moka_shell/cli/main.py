@@ -64,14 +64,19 @@ def build_parser() -> argparse.ArgumentParser:
     sl.set_defaults(func=_later("commands", "servers_list"))
     sa = ssub.add_parser("add", help="add a server: NAME [--env K=V] -- COMMAND ARGS..., or NAME --url URL",
                          usage="moka servers add NAME [--env K=V] [--cwd DIR] -- COMMAND ARGS...\n"
-                               "       moka servers add NAME --url URL [--header K=V]")
+                               "       moka servers add NAME --url URL [--header K=V]",
+                         epilog="--replace sets how the server starts or is reached (command and arguments, --url, "
+                                "--env, --cwd, --header, --type; one not given is removed) and keeps its other "
+                                "settings (disabled, timeout, useInstructions, allowUnsafeEval, logLevel, roots), as "
+                                "the app's Edit does. To drop those too, remove the server and add it again.")
     sa.add_argument("name")
     sa.add_argument("--url", help="streamable HTTP endpoint")
     sa.add_argument("--header", action="append", default=[], metavar="K=V", help="HTTP header (repeatable)")
     sa.add_argument("--env", action="append", default=[], metavar="K=V", help="environment variable (repeatable)")
     sa.add_argument("--cwd")
     sa.add_argument("--type", help="a plugin transport id")
-    sa.add_argument("--replace", action="store_true", help="replace a server of the same name")
+    sa.add_argument("--replace", action="store_true",
+                    help="replace a server of the same name, keeping its other settings (see below)")
     sa.set_defaults(func=_later("commands", "servers_add"), argv=[])
     sr = ssub.add_parser("remove", help="remove a server")
     sr.add_argument("name")

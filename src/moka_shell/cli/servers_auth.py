@@ -7,7 +7,7 @@ import webbrowser
 from typing import TYPE_CHECKING, Any
 
 from moka_shell.cli.run import paths_of
-from moka_shell.errors import UnknownServerError, UsageError
+from moka_shell.errors import UnknownServerError
 
 if TYPE_CHECKING:
     from moka_shell.config import ServerConfig
@@ -35,7 +35,7 @@ def add_parsers(ssub: Any) -> None:
 
 def _oauth_server(args: argparse.Namespace) -> ServerConfig:
     from moka_shell.config import ConfigFile
-    from moka_shell.core.mcp.oauth.provider import uses_oauth
+    from moka_shell.core.mcp.oauth.provider import sign_in_url
     from moka_shell.core.mcp.oauth.store import use_data_dir
 
     paths = paths_of(args)
@@ -44,11 +44,8 @@ def _oauth_server(args: argparse.Namespace) -> ServerConfig:
     server = servers.get(args.name)
     if server is None:
         raise UnknownServerError(args.name, sorted(servers))
-    if not server.url:
-        raise UsageError(f"{args.name!r} is not an HTTP server; only streamable-HTTP servers sign in")
-    if not uses_oauth(server.headers):
-        raise UsageError(f"{args.name!r} sends its own Authorization header, so Moka does not sign in to it",
-                         hint=f"remove the header (`moka servers add {args.name} --url URL --replace`) to sign in")
+    sign_in_url(args.name, server.url, server.headers,
+                header_hint=f"remove the header (`moka servers add {args.name} --url URL --replace`) to sign in")
     return server
 
 

@@ -26,6 +26,7 @@ from moka_shell.core.mcp.progress import CallTracker
 from moka_shell.core.mcp.oauth.store import use_data_dir
 from moka_shell.core.mcp.servers import ServerManager
 from moka_shell.core.mcp.transport import Transport
+from moka_shell.core.server_configs import ServerConfigs
 from moka_shell.core.redact import SECRETS, config_secrets, mask_logs
 from moka_shell.core.shell import Endpoints, EventShellActions, Mode, ShellActions
 from moka_shell.core.themes import Appearance, ThemeProvider
@@ -98,6 +99,8 @@ class MokaApp:
         if self.config_file is not None:
             self.config_watch = ConfigWatch(self.config_file, self.servers, self.emit,
                                             lambda: self._theme_changed(self.appearance.current()))
+        # Every edit of a server's entry (the UI's add, edit, remove, switches) goes through here.
+        self.server_configs = ServerConfigs(self.config, self.save_config, in_use=lambda n: n in self.servers.connections)
 
     @property
     def endpoints(self) -> Endpoints:

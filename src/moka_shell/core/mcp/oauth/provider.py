@@ -150,6 +150,19 @@ def uses_oauth(headers: dict[str, str]) -> bool:
     return not any(k.lower() == "authorization" for k in headers)
 
 
+def sign_in_url(name: str, url: str | None, headers: dict[str, str], *, header_hint: str) -> str:
+    """The URL Moka signs in to for server ``name`` (the UI's and the CLI's rule), or SignInError saying why not.
+
+    ``header_hint`` says, in the words of the surface that asks, how to remove the server's own header.
+    """
+    if not url:
+        raise SignInError(f"{name!r} is not an HTTP server; only streamable-HTTP servers sign in")
+    if not uses_oauth(headers):
+        raise SignInError(f"{name!r} sends its own Authorization header, so Moka does not sign in to it",
+                          hint=header_hint)
+    return url
+
+
 def _free_loopback_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

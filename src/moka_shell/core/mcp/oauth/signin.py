@@ -12,7 +12,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from moka_shell.core.mcp.oauth.provider import SIGN_IN_TIMEOUT, uses_oauth
+from moka_shell.core.mcp.oauth.provider import SIGN_IN_TIMEOUT, sign_in_url
 from moka_shell.core.mcp.oauth.login import sign_in, sign_out
 from moka_shell.core.mcp.servers import ServerManager
 from moka_shell.errors import MokaError, SignInError
@@ -30,12 +30,8 @@ class SignIns:
 
     def _url_of(self, name: str) -> str:
         config = self.servers.get(name).config
-        if not config.url:
-            raise SignInError(f"{name!r} is not an HTTP server; only streamable-HTTP servers sign in")
-        if not uses_oauth(config.headers):
-            raise SignInError(f"{name!r} sends its own Authorization header, so Moka does not sign in to it",
-                              hint="remove the header in the server's Edit dialog to sign in")
-        return config.url
+        return sign_in_url(name, config.url, config.headers,
+                           header_hint="remove the header in the server's Edit dialog to sign in")
 
     async def begin(self, name: str, *, open_in_browser: bool, client_id: str | None = None) -> dict[str, Any]:
         """Start signing in to ``name``; returns ``{"url"}``, the page to show the person.

@@ -2,9 +2,6 @@
 // lines split and joined like a shell's quoting, NAME=value and Name: value lines, and the
 // entry made from the dialog's fields (or a message saying what to fix).
 
-/** The `type` spellings that mean Streamable HTTP. */
-export const HTTP_TYPES = new Set(["http", "streamable-http", "streamablehttp", "streamable_http", "streamableHttp"]);
-
 /** Split a command line like a shell would for quotes: `node "my dir/x.js" --flag`. */
 export function splitArgs(text) {
   const out = [];

@@ -7,7 +7,7 @@ import { h } from "../dom.js";
 import { icon } from "../icons.js";
 import { button, openDialog, confirmDialog, toast } from "../ui.js";
 import { store } from "../store.js";
-import { HTTP_TYPES, configFrom, joinArgs, pairsText } from "./config.js";
+import { configFrom, joinArgs, pairsText } from "./config.js";
 
 const REPLACING = "Replacing it stops it and uses these settings instead.";
 
@@ -22,11 +22,12 @@ export function field(label, control, help) {
   );
 }
 
-/** Open the dialog; `existing` ({name, config}) makes it an Edit of that server. */
-/** The dialog's inputs, filled from `existing` (an edit) or empty. */
+/** The dialog's inputs, filled from `existing` ({name, config, transport}: an edit) or empty. */
 function inputs(existing) {
   const cfg = existing?.config || {};
-  const isHttp = Boolean(cfg.url) || HTTP_TYPES.has(cfg.type);
+  // The core names the transport an entry uses (ServerInfo.transport): its spellings of http live there.
+  const transport = existing?.transport || "stdio";
+  const isHttp = Boolean(cfg.url) || transport === "http";
   const name = h("input", {
     class: "input",
     id: "server-name",
@@ -74,7 +75,7 @@ function inputs(existing) {
     id: "server-type",
     placeholder: "(stdio or http)",
     autocomplete: "off",
-    value: cfg.type && !HTTP_TYPES.has(cfg.type) && cfg.type !== "stdio" ? cfg.type : "",
+    value: cfg.type && transport !== "http" && transport !== "stdio" ? cfg.type : "",
   });
   return { name, kindStdio, kindHttp, command, env, cwd, url, headers, type };
 }

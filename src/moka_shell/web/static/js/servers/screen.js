@@ -95,7 +95,7 @@ function cardButtons(s) {
     small: true,
     icon: "edit",
     "data-action": "edit",
-    onclick: () => serverDialog({ name: s.name, config: s.config || {} }),
+    onclick: () => serverDialog({ name: s.name, config: s.config || {}, transport: s.transport }),
   });
   return { toggle, restart, edit, remove };
 }

@@ -1,0 +1,107 @@
+"""Edits of a server's config entry (core/server_configs.py): one meaning of "replace" for the UI and the CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from moka_shell.bridge import Bridge
+from moka_shell.config import MokaConfig, ServerConfig
+from moka_shell.core.app import MokaApp
+from moka_shell.core.server_configs import ServerConfigs, replaced
+from moka_shell.errors import InvalidParamsError, ServerExistsError, UnknownServerError
+from moka_shell.paths import Paths
+
+
+def moka_cli(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The real `moka` CLI in a process of its own, on this config file."""
+    env = {**os.environ, "MOKA_CONFIG": str(config), "MOKA_DATA_DIR": str(config.parent / "data")}
+    return subprocess.run([sys.executable, "-m", "moka_shell", *args], capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+def starting_config(root: Path) -> dict[str, Any]:
+    """A server with every setting an editor does not show, set away from its default."""
+    return {"mcpServers": {"tool": {
+        "command": "node", "args": ["old.js"], "env": {"OLD": "1"}, "cwd": str(root),
+        "disabled": True, "timeout": 12, "useInstructions": False, "allowUnsafeEval": True,
+        "logLevel": "debug", "roots": [str(root)], "madeUpByAPlugin": {"x": 1}}}}
+
+
+async def edit_in_the_ui(folder: Path, config: dict[str, Any]) -> dict[str, Any]:
+    """What the Edit dialog sends (js/servers/dialog.js read()), through the bridge of a real app."""
+    paths = Paths(folder / "config.json", folder / "data")
+    paths.config_file.write_text(json.dumps(config))
+    app = MokaApp(paths)
+    await app.start(store=False)
+    try:
+        reply = await Bridge(app).handle({"id": 1, "method": "servers.add", "params": {
+            "name": "tool", "replace": True,
+            "config": {"command": "node", "args": ["new.js", "--flag"], "env": {"NEW": "2"}}}})
+        assert "error" not in reply, reply
+    finally:
+        await app.stop()
+    entry: dict[str, Any] = json.loads(paths.config_file.read_text())["mcpServers"]["tool"]
+    return entry
+
+
+@pytest.mark.anyio
+async def test_cli_replace_and_the_ui_edit_give_the_same_entry(tmp_path: Path) -> None:
+    """Issue 25 item 3: `moka servers add --replace` overwrote the whole entry while the UI kept the settings."""
+    start = starting_config(tmp_path)
+    (tmp_path / "cli").mkdir()
+    cli_config = tmp_path / "cli" / "config.json"
+    cli_config.write_text(json.dumps(start))
+    done = await asyncio.to_thread(moka_cli, cli_config, "servers", "add", "tool", "--replace", "--env", "NEW=2",
+                                   "--", "node", "new.js", "--flag")
+    assert done.returncode == 0, done.stderr
+    by_cli = json.loads(cli_config.read_text())["mcpServers"]["tool"]
+    (tmp_path / "ui").mkdir()
+    by_ui = await edit_in_the_ui(tmp_path / "ui", start)
+    assert by_cli == by_ui
+    kept = {k: v for k, v in start["mcpServers"]["tool"].items() if k not in ("command", "args", "env", "cwd")}
+    assert by_ui == {"command": "node", "args": ["new.js", "--flag"], "env": {"NEW": "2"}, **kept}
+
+
+def test_replace_sets_the_connection_and_keeps_the_settings() -> None:
+    """A field of the connection the new entry lacks is gone (stdio → HTTP drops command and env)."""
+    old = ServerConfig.model_validate({"command": "node", "env": {"A": "1"}, "disabled": True, "logLevel": "error"})
+    new = replaced(old, ServerConfig(url="http://127.0.0.1:9/mcp"))
+    assert new.to_json() == {"url": "http://127.0.0.1:9/mcp", "disabled": True, "logLevel": "error"}
+    assert replaced(None, new) == new
+
+
+def test_the_service_saves_each_edit_and_says_what_is_wrong() -> None:
+    """add refuses a taken name, change refuses connection fields, remove names what exists; each edit saves."""
+    saves: list[dict[str, Any]] = []
+    config = MokaConfig()
+    running = {"ghost"}
+    configs = ServerConfigs(config, lambda: saves.append(config.to_json()), in_use=running.__contains__)
+    configs.add("a", ServerConfig(command="node"), taken_hint="pick another")
+    with pytest.raises(ServerExistsError, match="already exists") as err:
+        configs.add("a", ServerConfig(command="other"), taken_hint="pick another")
+    assert err.value.hint == "pick another"
+    with pytest.raises(ServerExistsError):  # running, though not in the config
+        configs.add("ghost", ServerConfig(command="node"), taken_hint="-")
+    with pytest.raises(InvalidParamsError, match="needs a name"):
+        configs.add("  ", ServerConfig(command="node"), taken_hint="-")
+    assert configs.change("a", disabled=True, allowUnsafeEval=True).to_json() == {
+        "command": "node", "disabled": True, "allowUnsafeEval": True}
+    assert configs.change("a", disabled=False).to_json() == {"command": "node", "allowUnsafeEval": True}
+    with pytest.raises(InvalidParamsError, match="command change by replacing"):
+        configs.change("a", command="evil")
+    with pytest.raises(UnknownServerError):
+        configs.change("nope", disabled=True)
+    imported = configs.add_new({"a": ServerConfig(command="x"), "b": ServerConfig(command="y")})
+    assert imported.added == ["b"] and imported.skipped == [("a", "a server with this name already exists")]
+    assert configs.remove("a") is not None and configs.remove("ghost") is None
+    with pytest.raises(UnknownServerError):
+        configs.remove("a")
+    assert list(saves[-1]["mcpServers"]) == ["b"] and len(saves) == 5
