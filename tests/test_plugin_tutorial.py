@@ -42,6 +42,20 @@ def test_every_file_shown_in_the_doc_is_the_real_file() -> None:
         assert block["body"] == (ROOT / block["path"]).read_text(encoding="utf-8"), block["path"]
 
 
+def test_the_hello_backend_the_doc_opens_with_registers_and_answers() -> None:
+    import types
+
+    from moka_shell.testing.plugins import registered, reply
+
+    doc = DOC.read_text(encoding="utf-8")
+    block = re.search(r"<!-- hello-backend -->\n```python\n(.*?)^```$", doc, re.MULTILINE | re.DOTALL)
+    assert block is not None and len([line for line in block[1].splitlines() if line.strip()]) <= 10
+    module = types.ModuleType("moka_hello_doc")
+    exec(compile(block[1], str(DOC), "exec"), module.__dict__)
+    backends = registered(module, "backends")
+    assert reply(backends["hello"], "hi") == "Hello! You said: hi"
+
+
 def test_doc_has_the_theme_and_display_mode_sections() -> None:
     doc = DOC.read_text(encoding="utf-8")
     assert "## Writing a theme" in doc and "## Writing a display mode" in doc

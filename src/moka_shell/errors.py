@@ -3,6 +3,7 @@
     MokaError                       anything Moka reports to a person
     ├── ConfigError                 a config file that can't be read, parsed or validated
     ├── PluginError                 a plugin that failed to load or raised in a hook
+    ├── PluginInstallError          `moka plugins install|uninstall|new` can't do what was asked (nothing changed)
     ├── UsageError                  a command used wrongly (exit code 2)
     ├── InvalidParamsError          a request's parameters are wrong (JSON-RPC -32602)
     ├── ServerError                 an MCP server problem
@@ -68,6 +69,10 @@ class PluginError(MokaError):
         super().__init__(f"plugin {plugin!r}: {problem}")
         self.plugin = plugin
         self.problem = problem
+
+
+class PluginInstallError(MokaError):
+    """``moka plugins install|uninstall|new`` can't do what was asked; nothing was changed."""
 
 
 class UsageError(MokaError):

@@ -33,6 +33,11 @@ class Paths:
         return self.data_dir / "moka.sqlite3"
 
     @property
+    def plugin_folder(self) -> Path:
+        """Where a frozen Moka keeps the plugins ``moka plugins install`` added (one folder each)."""
+        return self.data_dir / "plugins"
+
+    @property
     def state_file(self) -> Path:
         """Small UI state (window geometry)."""
         return self.data_dir / "state.json"

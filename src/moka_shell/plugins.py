@@ -15,6 +15,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
@@ -78,6 +79,7 @@ class PluginInfo:
     error: str | None = None
     distribution: str | None = None
     blocked: bool = False  # it once blocked past a hook's deadline and is not called any more
+    in_folder: bool = False  # installed in the app's plugin folder (`moka plugins install` in a frozen app)
 
 
 def _builtin_modules() -> list[ModuleType]:
@@ -91,8 +93,11 @@ class PluginHost:
     """Owns the pluggy manager, the plugin records and the registries built from hooks."""
 
     def __init__(self, *, load_entrypoints: bool = True, extra: list[Any] | None = None,
-                 hook_timeout: float = HOOK_TIMEOUT, decision_timeout: float = DECISION_TIMEOUT) -> None:
+                 hook_timeout: float = HOOK_TIMEOUT, decision_timeout: float = DECISION_TIMEOUT,
+                 plugin_folder: Path | None = None) -> None:
         self.pm = pluggy.PluginManager("moka")
+        # A frozen app's per-user plugin folder (`moka plugins install`): on sys.path before the scan.
+        self.plugin_folder = plugin_folder
         self.hook_timeout = hook_timeout
         self.decision_timeout = decision_timeout
         self.on_block: Callable[[str, str], None] | None = None  # (plugin, why): the app tells `moka plugins`
@@ -136,6 +141,11 @@ class PluginHost:
         self.infos[name] = PluginInfo(name, version, builtin=builtin)
 
     def _load_entrypoints(self) -> None:
+        if self.plugin_folder is not None:
+            from moka_shell.plugin_install.kind import activate, install_kind
+
+            if install_kind() == "folder":
+                activate(self.plugin_folder)
         wanted = os.environ.get("MOKA_LOAD_PLUGINS")
         allow: set[str] | None = None
         if wanted is not None:
@@ -147,19 +157,29 @@ class PluginHost:
             dist_name = dist.metadata["Name"] or "?"
             if allow is not None and dist_name not in allow:
                 continue
+            in_folder = self._in_folder(dist)
             for ep in eps:
                 if self.pm.get_plugin(ep.name) is not None or ep.name in self.infos:
                     continue
                 try:
                     plugin = ep.load()
-                except Exception as exc:  # a broken plugin must never stop Moka
+                except (Exception, SystemExit) as exc:  # a broken plugin must never stop Moka
                     self.infos[ep.name] = PluginInfo(
-                        ep.name, dist.version, builtin=False, distribution=dist_name,
+                        ep.name, dist.version, builtin=False, distribution=dist_name, in_folder=in_folder,
                         error=f"failed to import {ep.value}: {type(exc).__name__}: {exc}",
                     )
                     continue
                 self.register(plugin, ep.name, version=dist.version)
                 self.infos[ep.name].distribution = dist_name
+                self.infos[ep.name].in_folder = in_folder
+
+    def _in_folder(self, dist: importlib.metadata.Distribution) -> bool:
+        if self.plugin_folder is None:
+            return False
+        try:
+            return Path(str(dist.locate_file(""))).resolve().is_relative_to(self.plugin_folder.resolve())
+        except OSError:
+            return False
 
     @overload
     def collect(self, hook_name: str, id_attr: str) -> dict[str, Registered[Any]]: ...

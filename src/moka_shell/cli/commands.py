@@ -1,4 +1,4 @@
-"""The short-lived CLI commands: servers, tools, call, inspect, plugins, keys."""
+"""The short-lived CLI commands: servers, tools, call, inspect, keys (``moka plugins`` is cli/plugins.py)."""
 
 from __future__ import annotations
 
@@ -206,7 +206,7 @@ def call(args: argparse.Namespace) -> int:
     return 1 if result.get("isError") else 0
 
 
-# ---- inspector, plugins, keys --------------------------------------------------------------------
+# ---- inspector, keys --------------------------------------------------------------------
 
 
 def _format_event(ev: dict[str, Any]) -> str:
@@ -236,32 +236,6 @@ def inspect(args: argparse.Namespace) -> int:
             return 0
     elif not events and not args.json:
         print(f"no events yet in {folder}", file=sys.stderr)
-    return 0
-
-
-def plugins(args: argparse.Namespace) -> int:
-    """List every plugin: name, version, built-in or installed, hooks, and any error."""
-    from moka_shell.plugins import REGISTRIES, PluginHost
-
-    from moka_shell.core.instance_lock import read_holder
-
-    host = PluginHost()
-    # Calling the registration hooks is what reveals a plugin that raises.
-    for name in REGISTRIES:
-        host.registry(name)
-    # A plugin that blocked in the running Moka (start-up, consent …) is named there, not here.
-    blocked = read_holder(paths_of(args).data_dir).get("blockedPlugins")
-    for pname, why in (blocked.items() if isinstance(blocked, dict) else []):
-        host.mark_blocked(str(pname), f"in the running Moka: {why}")
-    infos = host.list()
-    if args.json:
-        _print_json([i.__dict__ for i in infos])
-        return 0
-    for i in infos:
-        kind = "built-in" if i.builtin else "installed"
-        print(f"{i.name:<28} {i.version:<10} {kind:<10} {', '.join(i.hooks) or '-'}")
-        if i.error:
-            print(f"    error: {i.error} (skipped)")
     return 0
 
 

@@ -42,7 +42,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command-line surface (see the architecture's CLI contract)."""
-    from moka_shell.cli import replay, servers_auth
+    from moka_shell.cli import plugins, replay, servers_auth
 
     p = _Parser(prog="moka", description="Moka: a desktop host for MCP Apps, with a chat for any model.")
     p.add_argument("--version", action="version", version=f"moka {__version__}")
@@ -138,9 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--json", action="store_true")
     i.set_defaults(func=_later("commands", "inspect"))
 
-    pl = sub.add_parser("plugins", help="list plugins: name, version, built-in or installed, hooks")
-    pl.add_argument("--json", action="store_true")
-    pl.set_defaults(func=_later("commands", "plugins"))
+    plugins.add_parser(sub)  # moka plugins [list|install|uninstall|new]
 
     ky = sub.add_parser("keys", help="store or remove a model backend's API key in the OS keyring")
     ky.add_argument("action", choices=["set", "delete", "path"])

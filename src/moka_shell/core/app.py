@@ -55,7 +55,7 @@ class MokaApp:
         self.paths = paths
         use_data_dir(paths.data_dir)  # where OAuth tokens go when there is no OS keyring
         self.mode: Mode = mode
-        self.plugins = plugins or PluginHost()
+        self.plugins = plugins or PluginHost(plugin_folder=paths.plugin_folder)
         self.config_file: ConfigFile | None = None
         if config is None:
             self.config_file = ConfigFile(paths.config_file)
