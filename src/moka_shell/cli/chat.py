@@ -10,6 +10,7 @@ from moka_shell.core.app import MokaApp
 from moka_shell.core.chat.history import content_text
 from moka_shell.errors import UsageError
 from moka_shell.paths import Paths
+from moka_shell.terminal import line
 
 
 async def run_chat_turn(paths: Paths, message: str, *, backend: str | None, model: str | None,
@@ -44,7 +45,7 @@ async def run_chat_turn(paths: Paths, message: str, *, backend: str | None, mode
         elif m["content"]:
             lines.append(f"assistant: {m['content']}")
         for c in m.get("toolCalls", []):
-            lines.append(f"tool call: {c['server']}/{c['tool']} {json.dumps(c['arguments'])} [{c['status']}]")
+            lines.append(f"tool call: {c['server']}/{line(c['tool'])} {json.dumps(c['arguments'])} [{c['status']}]")
             if c.get("result"):
                 lines.append("  result: " + content_text(c["result"]).replace("\n", "\n  "))
             if c.get("error"):

@@ -19,6 +19,7 @@ from moka_shell.errors import ServerUnavailableError, UsageError
 from moka_shell.inspector import EventFilter, follow_log, read_tail
 from moka_shell.cli.run import paths_of
 from moka_shell.paths import Paths
+from moka_shell.terminal import line
 
 T = TypeVar("T")
 
@@ -85,7 +86,7 @@ def servers_list(args: argparse.Namespace) -> int:
     else:
         for i in infos:
             status = "sign in required" if i["status"] == "signin" else i["status"]
-            print(f"{i['name']:<24} {status:<10} {i['toolCount']:>3} tools  {i.get('error', '')}")
+            print(f"{i['name']:<24} {status:<10} {i['toolCount']:>3} tools  {line(i.get('error', ''))}")
     return 0 if all(i["status"] in ("ready", "disabled") for i in infos) else 1
 
 
@@ -167,14 +168,15 @@ def tools(args: argparse.Namespace) -> int:
         _print_json(tool_rows)
     else:
         for t in tool_rows:
-            ui = f"  ui: {t['resourceUri']}" if t.get("resourceUri") else ""
-            print(f"{t['server']}/{t['name']}  [{','.join(t['visibility'])}]{ui}")
+            # Names, descriptions and URIs are the server's: each stays on its own line (terminal.line).
+            ui = f"  ui: {line(t['resourceUri'])}" if t.get("resourceUri") else ""
+            print(f"{t['server']}/{line(t['name'])}  [{','.join(line(v) for v in t['visibility'])}]{ui}")
             if t.get("description"):
-                print(f"    {t['description'].splitlines()[0][:100]}")
+                print(f"    {line(t['description'].splitlines()[0][:100])}")
             for problem in t.get("problems", []):
-                print(f"    warning: {problem}")
+                print(f"    warning: {line(problem)}")
     for i in failed:
-        print(f"moka: server {i['name']!r} is {i['status']}: {i.get('error', '')}", file=sys.stderr)
+        print(f"moka: server {i['name']!r} is {i['status']}: {line(i.get('error', ''))}", file=sys.stderr)
     return 1 if failed and not tool_rows else 0
 
 
@@ -200,7 +202,7 @@ def call(args: argparse.Namespace) -> int:
             if item.get("type") == "text":
                 print(item.get("text", ""))
             else:
-                print(f"[{item.get('type')} content]")
+                print(f"[{line(item.get('type'))} content]")
         if "structuredContent" in result:
             print("structuredContent: " + json.dumps(result["structuredContent"], default=str))
     return 1 if result.get("isError") else 0
@@ -214,9 +216,9 @@ def _format_event(ev: dict[str, Any]) -> str:
 
     stamp = _t.strftime("%H:%M:%S", _t.localtime(ev.get("time", 0))) + f".{int(ev.get('time', 0) * 1000) % 1000:03d}"
     arrow = {"in": "<-", "out": "->"}.get(ev.get("direction", "-"), "  ")
-    who = ev.get("server", "") + (f"/{ev['view']}" if ev.get("view") else "")
+    who = line(ev.get("server", "")) + (f"/{line(ev['view'])}" if ev.get("view") else "")
     body = json.dumps(ev.get("message"), default=str)
-    return f"{stamp} {ev.get('channel', ''):<8} {arrow} {who:<22} {ev.get('method') or '':<34} {body[:160]}"
+    return f"{stamp} {line(ev.get('channel', '')):<8} {arrow} {who:<22} {line(ev.get('method') or ''):<34} {body[:160]}"
 
 
 def inspect(args: argparse.Namespace) -> int:

@@ -13,6 +13,7 @@ from typing import Any
 
 from moka_shell.version import __version__
 from moka_shell.errors import MokaError, UsageError
+from moka_shell.terminal import guard_output
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -156,12 +157,21 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    try:
-        # The demo server must not touch stdout before it speaks MCP: dispatch it first.
-        if args_list[:1] == ["demo-server"]:
-            from moka_shell.demo.server import main as demo_main
+    # The demo server must not touch stdout before it speaks MCP: dispatch it first.
+    if args_list[:1] == ["demo-server"]:
+        from moka_shell.demo.server import main as demo_main
 
-            return int(demo_main(args_list[1:]) or 0)
+        return int(demo_main(args_list[1:]) or 0)
+    # Everything else the CLI writes may carry a server's, view's or recording's text: inert (G5).
+    stdout, stderr = guard_output()
+    try:
+        return _run(args_list)
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+
+
+def _run(args_list: list[str]) -> int:
+    try:
         # `moka servers add NAME [options] -- COMMAND ARGS...`: everything after "--" is the command.
         command: list[str] = []
         if "servers" in args_list and "--" in args_list:

@@ -26,6 +26,7 @@ from moka_shell.inspector import EventFilter
 from moka_shell.paths import Paths
 from moka_shell.shells.core_thread import CoreThread
 from moka_shell.shells.check.replay_diff import Comparison, Exchange, compare, normalize, recorded_exchanges
+from moka_shell.terminal import line
 
 SETTLE = 1.5
 
@@ -168,10 +169,11 @@ class ReplayReport:
 
     def to_text(self) -> str:
         """Human-readable form."""
-        lines = [f"moka replay {self.recording}  ({self.tool}; {self.compared} view messages compared)"]
-        lines += [f"  divergence: {d}" for d in self.divergences]
+        # The tool's name, the divergences (the view's own errors among them) come from the file: inert (G5).
+        lines = [f"moka replay {line(self.recording)}  ({line(self.tool)}; {self.compared} view messages compared)"]
+        lines += [f"  divergence: {line(d)}" for d in self.divergences]
         if self.not_reached:
-            lines.append(f"  not reached (recorded, not sent in the replay): {', '.join(self.not_reached)}")
+            lines.append(f"  not reached (recorded, not sent in the replay): {', '.join(line(m) for m in self.not_reached)}")
         lines.append("OK: the view replayed without divergence" if self.ok
                      else f"FAILED: {len(self.divergences)} divergence(s)")
         return "\n".join(lines)
@@ -234,7 +236,8 @@ def replay_open(path: str) -> int:
         view = core.submit(Replay(rec, core).mount()).result(30)
         assert core.app is not None
         url = core.app.view_host.popout_url(view)
-        print(f"Replaying {rec['tool']['name']} from {path} (no server; answers come from the recording).", flush=True)
+        print(f"Replaying {line(rec['tool']['name'])} from {path} (no server; answers come from the recording).",
+              flush=True)
         print(f"Open {url}  — press Ctrl+C to stop.", flush=True)
         webbrowser.open(url)
         try:

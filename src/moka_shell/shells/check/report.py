@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from moka_shell.shells.check.storage import line as storage_line
+from moka_shell.terminal import line
 
 # Timings worth printing, in the order they happen.
 _STEPS = [("proxy_ready", "proxy ready"), ("document", "document served"), ("initialize", "ui/initialize"),
@@ -109,10 +110,11 @@ class CheckReport:
             lines.extend(_view_lines(v, with_profile=len(names) > 1))
         if self.metadata:
             lines.append("\nmetadata problems:")
-            lines.extend(f"  {m['tool']}: {m['problem']}\n      fix [{m['class']}]: {m['fix']}" for m in self.metadata)
+            lines.extend(f"  {line(m['tool'])}: {line(m['problem'])}\n      fix [{m['class']}]: {m['fix']}"
+                         for m in self.metadata)
         if self.metadata_warnings:
             lines.append(f"\nwarnings (other tools than {self.tool}; they do not count):")
-            lines.extend(f"  {m['tool']}: {m['problem']}" for m in self.metadata_warnings)
+            lines.extend(f"  {line(m['tool'])}: {line(m['problem'])}" for m in self.metadata_warnings)
         for lack in self.engine_lacks:
             lines.append(f"\nnote: {lack}")
         if len(names) > 1:
@@ -137,11 +139,12 @@ def _view_lines(v: ViewReport, *, with_profile: bool) -> list[str]:
     where = f"  [{v.profile}]" if with_profile else ""
     mark = "PASS" if v.ok else "FAIL"
     extra = f"  ({len(v.warnings)} warning{'s' if len(v.warnings) != 1 else ''})" if v.ok and v.warnings else ""
-    lines = [f"\n{mark}  {v.tool}{where}  {v.resource_uri}  args {json.dumps(v.arguments)}{extra}"]
+    # Every field a server or view wrote goes through line(): inert, and on the line it belongs to (G5).
+    lines = [f"\n{mark}  {line(v.tool)}{where}  {line(v.resource_uri)}  args {json.dumps(v.arguments)}{extra}"]
     if v.app_info:
-        lines.append(f"      app: {v.app_info.get('name', '?')} {v.app_info.get('version', '')}")
+        lines.append(f"      app: {line(v.app_info.get('name', '?'))} {line(v.app_info.get('version', ''))}")
     if v.app_tools:
-        lines.append(f"      tools the view offers: {', '.join(v.app_tools)}")
+        lines.append(f"      tools the view offers: {', '.join(line(t) for t in v.app_tools)}")
     if v.storage and (used := storage_line(v.storage)):
         lines.append(f"      {used}")
     steps = [f"{label} {v.timings_ms[k]:.0f} ms" for k, label in _STEPS if k in v.timings_ms]
@@ -152,29 +155,29 @@ def _view_lines(v: ViewReport, *, with_profile: bool) -> list[str]:
         lines.append(f"      size asked: {asked.get('width', '?')} × {asked.get('height', '?')} px "
                      f"({v.size.get('changes', 0)} size-changed)")
     if v.failure:
-        lines.append(f"      error: {v.failure}")
+        lines.append(f"      error: {line(v.failure)}")
     # The failure's own fix right under it, then the rest in the order they were found.
     for f in sorted(v.findings, key=lambda f: f["message"] != v.failure):
         label = "problem" if f["severity"] == "failure" else "warning"
         if f["message"] != v.failure:
-            lines.append(f"      {label}: {f['message']}")
+            lines.append(f"      {label}: {line(f['message'])}")
         lines.append(f"        [{f['class']}] fix: {f['fix']}")
         stack = (f.get("detail") or {}).get("stack")
         if stack:
-            lines.extend("          " + s for s in str(stack).splitlines()[:6])
+            lines.extend("          " + line(s) for s in str(stack).splitlines()[:6])
     for w in v.warnings:
         if not any(w == f["message"] for f in v.findings):
-            lines.append(f"      warning: {w}")
+            lines.append(f"      warning: {line(w)}")
     for c in v.csp_violations:
-        lines.append(f"      csp violation: {c}")
+        lines.append(f"      csp violation: {line(c)}")
     for r in v.requests:
         if r["method"] != "ui/initialize":
-            lines.append(f"      request {r['method']} → {r.get('answer', '?')}")
+            lines.append(f"      request {line(r['method'])} → {line(r.get('answer', '?'))}")
     for kind, path in v.screenshots.items():
         lines.append(f"      screenshot ({kind}): {path}")
     for lack in v.engine_lacks:
         lines.append(f"      note: {lack}")
-    methods = [f"{'<-' if t['direction'] == 'in' else '->'} {t.get('method') or _reply(t['message'])}"
+    methods = [f"{'<-' if t['direction'] == 'in' else '->'} {line(t.get('method') or _reply(t['message']))}"
                for t in v.transcript]
     if methods:
         lines.append(f"      ui.rpc ({len(methods)}): " + ", ".join(methods[:14]) + (" …" if len(methods) > 14 else ""))
