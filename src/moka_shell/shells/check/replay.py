@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from moka_shell.core.mcp.catalog import ToolEntry, UiResource
-from moka_shell.core.views.csp import build_policy
+from moka_shell.core.views.own_origins import view_policy
 from moka_shell.core.views.recording import check_recording
 from moka_shell.core.views.view import View
 from moka_shell.errors import BridgeError, RecordingError
@@ -81,6 +81,7 @@ class Replay:
         self.core = core
         self.answers = Answers(rec)
         self.view: View | None = None
+        self.vetted: list[str] = []  # what the recording declared and Moka refused (notes, not divergences)
 
     async def mount(self) -> View:
         """Create the view from the recording, answer its requests from it, and announce it."""
@@ -94,10 +95,16 @@ class Replay:
                           meta=tool.get("_meta") or {}, resource_uri=str(res.get("uri") or "ui://replay"),
                           visibility=["model", "app"])
         view_id = "v" + secrets.token_hex(6)
+        # Vetted like a live server's view (finding G4): a recording someone sends you declares what it
+        # likes, so Moka's own origins and any-port loopback are dropped, the CSP report URL carries the
+        # view's key, and devices are the person's to grant (in --check: denied).
+        policy = await view_policy(host, entry.server, meta, view_id, allow_eval=False)
         view = View(id=view_id, server=entry.server, tool=entry, call_id="c" + secrets.token_hex(6),
                     resource=UiResource(uri=entry.resource_uri or "", html=res["html"], mime_type=res.get("mimeType"),
                                         ui_meta=meta),
-                    policy=build_policy(meta, report_uri=f"/csp-report/{view_id}"))
+                    policy=policy)
+        self.vetted = list(policy.rejected)
+        view.problems.extend(policy.rejected)  # shown on the view's card in `moka replay FILE`
         view.mark("created")
         host.views[view.id] = view
         storage: dict[str, Any] = rec["storage"] if isinstance(rec.get("storage"), dict) else {}
@@ -139,7 +146,7 @@ class Replay:
         assert app is not None and view is not None
         events = app.inspector.query(EventFilter(view=view.id, channel="ui.rpc"), limit=10_000)
         replayed = [{"direction": e["direction"], "message": e["message"]} for e in events]
-        problems = list(view.problems)
+        problems = [p for p in view.problems if p not in self.vetted]
         if view.state == "failed":
             problems.append(f"the view failed: {view.failure}")
         elif not view.initialized:
@@ -156,6 +163,7 @@ class ReplayReport:
     divergences: list[str] = field(default_factory=list)
     not_reached: list[str] = field(default_factory=list)
     compared: int = 0
+    notes: list[str] = field(default_factory=list)  # what Moka refused the recording (own origins, devices)
 
     @property
     def ok(self) -> bool:
@@ -165,13 +173,14 @@ class ReplayReport:
     def to_json(self) -> dict[str, Any]:
         """Machine-readable form."""
         return {"recording": self.recording, "tool": self.tool, "ok": self.ok, "divergences": self.divergences,
-                "notReached": self.not_reached, "compared": self.compared}
+                "notReached": self.not_reached, "compared": self.compared, "notes": self.notes}
 
     def to_text(self) -> str:
         """Human-readable form."""
         # The tool's name, the divergences (the view's own errors among them) come from the file: inert (G5).
         lines = [f"moka replay {line(self.recording)}  ({line(self.tool)}; {self.compared} view messages compared)"]
         lines += [f"  divergence: {line(d)}" for d in self.divergences]
+        lines += [f"  note: {line(n)}" for n in self.notes]
         if self.not_reached:
             lines.append(f"  not reached (recorded, not sent in the replay): {', '.join(line(m) for m in self.not_reached)}")
         lines.append("OK: the view replayed without divergence" if self.ok
@@ -220,6 +229,7 @@ def replay_check(path: str, *, timeout: float = 20.0, settle: float = SETTLE) ->
         finally:
             engine.close()
         report.divergences, report.not_reached, report.compared = found.divergences, found.not_reached, found.compared
+        report.notes = replay.vetted
     finally:
         core.stop()
         tmp.cleanup()
