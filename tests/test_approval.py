@@ -15,7 +15,7 @@ from moka_shell.config import ApprovalSettings, MokaConfig, ServerApproval, Serv
 from moka_shell.core.app import MokaApp
 from moka_shell.core.chat.approval import TurnOrigin, annotation_words, decide
 from moka_shell.paths import Paths
-from moka_shell.testing import FAKE_ENDPOINTS
+from moka_shell.testing import EventRecorder, start_app
 from moka_shell.testing.fake_openai import FakeOpenAIServer, Text, ToolCall
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -103,11 +103,8 @@ async def start(paths: Paths, base_url: str, servers: dict[str, ServerConfig], *
     config.agent.backend, config.agent.model = "ollama", "fake-model"
     config.agent.base_urls = {"ollama": base_url}
     config.consent.message = "allow"  # this test is about what happens after the message is let through
-    app = MokaApp(paths, config=config, **kw)
-    events: list[tuple[str, Any]] = []
-    app.subscribe(lambda ev, data: events.append((ev, data)))
-    await app.start(endpoints=FAKE_ENDPOINTS)
-    await app.servers.wait_ready(timeout=30)
+    events = EventRecorder()
+    app = await start_app(paths, config=config, events=events, **kw)
     return app, events
 
 
@@ -212,8 +209,7 @@ async def test_nobody_to_ask_fails_at_once_naming_the_flag(paths: Paths, tmp_pat
 @pytest.mark.anyio
 async def test_settings_set_and_approval_set_edit_the_choices(paths: Paths, tmp_path: Path) -> None:
     """settings.set takes approval.mode; approval.set saves and clears one tool's or one server's choice."""
-    app = MokaApp(paths, config=MokaConfig())
-    await app.start(store=False)
+    app = await start_app(paths, config=MokaConfig(), store=False)
     bridge = Bridge(app)
     try:
         async def call(method: str, params: dict[str, Any]) -> Any:

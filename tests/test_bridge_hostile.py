@@ -19,9 +19,10 @@ from moka_shell.core.app import MokaApp
 from moka_shell.core.views.reports import report_uri
 from moka_shell.paths import Paths
 from moka_shell.shells.core_thread import start_core
+from moka_shell.testing import EventRecorder
 from moka_shell.web.frame_limits import FRAME_LIMIT, depth_of
 from moka_shell.web.server import WebServer
-from support import SERVERS
+from support import SERVERS, until
 from ws_client import WsClient
 
 pytestmark = pytest.mark.anyio
@@ -145,13 +146,13 @@ async def handshake(app: MokaApp, view: Any) -> None:
 async def test_repeated_initialized_does_not_replay_without_end(moka: tuple[MokaApp, WebServer]) -> None:
     """100 initialized: a few replays of the 1 MiB result, not 100; the repeats are logged once; the record is cut."""
     app, web = moka
-    posts: list[dict[str, Any]] = []
-    app.subscribe(lambda ev, data: posts.append(data) if ev == "view.post" else None)
+    posts = EventRecorder("view.post")
+    app.subscribe(posts)
     view = await open_view(app, web, "big")
     await handshake(app, view)
     for _ in range(99):
         await app.view_host.dispatcher.handle(view.id, {"jsonrpc": "2.0", "method": "ui/notifications/initialized"})
-    results = [p for p in posts if p["message"].get("method") == "ui/notifications/tool-result"]
+    results = [p for p in posts.data() if p["message"].get("method") == "ui/notifications/tool-result"]
     assert 1 <= len(results) <= 4, len(results)
     throttled = [e for e in app.inspector.query(limit=100000) if e.get("method") == "view/throttled"]
     assert len(throttled) == 1
@@ -166,19 +167,16 @@ async def test_repeated_initialized_does_not_replay_without_end(moka: tuple[Moka
 async def test_one_question_per_view_and_action(moka: tuple[MokaApp, WebServer]) -> None:
     """15 ui/open-link at once: one dialog; the other 14 are answered 'no' at once (S13)."""
     app, web = moka
-    asked: list[dict[str, Any]] = []
-    app.subscribe(lambda ev, data: asked.append(data) if ev == "consent.request" else None)
+    asked = EventRecorder("consent.request")
+    app.subscribe(asked)
     view = await open_view(app, web, "strict")
     await handshake(app, view)
     calls = [asyncio.ensure_future(app.view_host.dispatcher.handle(view.id, {
         "jsonrpc": "2.0", "id": 50 + i, "method": "ui/open-link", "params": {"url": f"https://example.com/{i}"}}))
         for i in range(15)]
-    for _ in range(100):
-        if asked and sum(c.done() for c in calls) == 14:
-            break
-        await asyncio.sleep(0.02)
+    await until(lambda: asked and sum(c.done() for c in calls) == 14, "one question, the other 14 answered")
     assert len(asked) == 1 and sum(c.done() for c in calls) == 14
-    app.consent.answer(asked[0]["requestId"], False, False)
+    app.consent.answer(asked.data()[0]["requestId"], False, False)
     replies = await asyncio.gather(*calls)
     assert all(r is not None and r["result"] == {"isError": True} for r in replies)
 

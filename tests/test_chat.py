@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from moka_shell.testing import FAKE_ENDPOINTS
 from moka_shell.config import MokaConfig, ServerConfig
 from moka_shell.core.app import MokaApp
 from moka_shell.errors import ToolCallError
 from moka_shell.demo.server import build_server
 from moka_shell.paths import Paths
 from moka_shell.plugins import PluginHost
+from moka_shell.testing import EventRecorder, start_app
 from moka_shell.testing.fake_anthropic import FakeAnthropicServer
 from moka_shell.testing.fake_openai import Error, FakeOpenAIServer, Text, ToolCall
 from moka_shell.testing.memory import InMemoryTransport
@@ -42,11 +42,8 @@ async def make_app(paths: Paths, base_url: str, *, backend: str = "ollama", serv
     config.agent.backend = backend
     config.agent.model = "fake-model"
     config.agent.base_urls = {backend: base_url}
-    app = MokaApp(paths, config=config, plugins=plugins())
-    events: list[tuple[str, Any]] = []
-    app.subscribe(lambda ev, data: events.append((ev, data)))
-    await app.start(endpoints=FAKE_ENDPOINTS)
-    await app.servers.wait_ready(timeout=30)
+    events = EventRecorder()
+    app = await start_app(paths, config=config, plugins=plugins(), events=events)
     return app, events
 
 
@@ -219,12 +216,9 @@ async def test_model_context_goes_with_the_next_turn(paths: Paths) -> None:
 async def test_no_backend_says_how_to_add_one(paths: Paths) -> None:
     """With no backend the turn ends with the exact help; the Tool runner still works."""
     config = MokaConfig(mcpServers={"moka-demo": demo()})
-    app = MokaApp(paths, config=config, plugins=plugins())
-    events: list[tuple[str, Any]] = []
-    app.subscribe(lambda ev, data: events.append((ev, data)))
-    await app.start()
+    events = EventRecorder()
+    app = await start_app(paths, config=config, plugins=plugins(), events=events, endpoints=None)
     try:
-        await app.servers.wait_ready(timeout=30)
         cid = app.chat.start_turn(None, "hi")
         await app.chat.wait(cid)
         _c, _v, result = await app.view_host.run_tool("moka-demo", "roll_dice", {}, with_view=False)

@@ -22,7 +22,7 @@ from moka_shell.bridge import Bridge
 from moka_shell.config import MokaConfig
 from moka_shell.core.app import MokaApp
 from moka_shell.paths import Paths
-from moka_shell.testing import FAKE_ENDPOINTS
+from moka_shell.testing import EventRecorder, start_app
 from moka_shell.testing.fake_openai import FakeOpenAIServer, Text, ToolCall
 
 pytestmark = pytest.mark.anyio
@@ -33,10 +33,8 @@ async def start(paths: Paths, base_url: str) -> tuple[MokaApp, Bridge, list[tupl
     config = MokaConfig(mcpServers={})
     config.agent.backend, config.agent.model = "ollama", "fake-model"
     config.agent.base_urls = {"ollama": base_url}
-    app = MokaApp(paths, config=config)
-    events: list[tuple[str, Any]] = []
-    app.subscribe(lambda e, d: events.append((e, d)))
-    await app.start(endpoints=FAKE_ENDPOINTS)
+    events = EventRecorder()
+    app = await start_app(paths, config=config, events=events)
     return app, Bridge(app), events
 
 
@@ -150,11 +148,9 @@ async def test_regenerate_tears_down_the_views_of_the_replaced_turn(paths: Paths
         config = MokaConfig(mcpServers={"moka-demo": ServerConfig(command="moka", args=["demo-server"])})
         config.agent.backend, config.agent.model = "ollama", "fake-model"
         config.agent.base_urls = {"ollama": srv.base_url}
-        app = MokaApp(paths, config=config)
-        await app.start(endpoints=FAKE_ENDPOINTS)
+        app = await start_app(paths, config=config)
         bridge = Bridge(app)
         try:
-            await app.servers.wait_ready(timeout=30)
             cid = (await call(bridge, "chat.send", text="roll one"))["conversationId"]
             await app.chat.wait(cid)
             [view] = [v for v in app.view_host.views.values() if v.conversation_id == cid]

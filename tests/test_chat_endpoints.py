@@ -18,7 +18,7 @@ import pytest
 from moka_shell.bridge import Bridge
 from moka_shell.core.app import MokaApp
 from moka_shell.paths import Paths
-from moka_shell.testing import FAKE_ENDPOINTS
+from moka_shell.testing import start_app
 from moka_shell.testing.fake_anthropic import FakeAnthropicServer
 from moka_shell.testing.fake_openai import FakeOpenAIServer, Text
 
@@ -37,8 +37,7 @@ async def start(paths: Paths, agent: dict[str, Any]) -> tuple[MokaApp, Bridge]:
     # Through the config file, as the app runs: Settings changes are saved back to it.
     paths.config_file.parent.mkdir(parents=True, exist_ok=True)
     paths.config_file.write_text(json.dumps({"mcpServers": {}, "agent": agent}))
-    app = MokaApp(paths)
-    await app.start(endpoints=FAKE_ENDPOINTS)
+    app = await start_app(paths)
     return app, Bridge(app)
 
 

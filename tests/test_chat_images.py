@@ -21,7 +21,7 @@ from moka_shell.core.chat.backends import AgentEvent, AgentRequest, BaseBackend,
 from moka_shell.hookspecs import hookimpl
 from moka_shell.paths import Paths
 from moka_shell.plugins import PluginHost
-from moka_shell.testing import FAKE_ENDPOINTS
+from moka_shell.testing import start_app
 from moka_shell.testing.fake_anthropic import FakeAnthropicServer
 from moka_shell.testing.fake_openai import FakeOpenAIServer, Text, ToolCall
 
@@ -67,9 +67,7 @@ async def make_app(paths: Paths, backend: str, base_url: str | None, extra: list
     config.agent.backend, config.agent.model = backend, "fake-model"
     if base_url:
         config.agent.base_urls = {backend: base_url}
-    app = MokaApp(paths, config=config, plugins=PluginHost(extra=extra or []))
-    await app.start(endpoints=FAKE_ENDPOINTS)
-    await app.servers.wait_ready(timeout=30)
+    app = await start_app(paths, config=config, plugins=PluginHost(extra=extra or []))
     return app
 
 

@@ -13,10 +13,9 @@ import pytest
 
 from moka_shell.bridge import Bridge
 from moka_shell.config import MokaConfig
-from moka_shell.core.app import MokaApp
 from moka_shell.core.chat.store import Store
 from moka_shell.paths import Paths
-from moka_shell.testing import FAKE_ENDPOINTS
+from moka_shell.testing import start_app
 
 WRITER = """
 import sys, time
@@ -50,8 +49,7 @@ async def test_paging_reaches_every_conversation(paths: Paths) -> None:
     store = Store(paths.database)
     ids = fill(store, 1234)
     store.close()
-    app = MokaApp(paths, config=MokaConfig(mcpServers={}))
-    await app.start(endpoints=FAKE_ENDPOINTS)
+    app = await start_app(paths, config=MokaConfig(mcpServers={}))
     bridge = Bridge(app)
     try:
         seen: list[dict[str, object]] = []

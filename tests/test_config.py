@@ -8,15 +8,14 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from moka_shell.config import ConfigFile, ServerConfig, parse_config
-from moka_shell.core.app import MokaApp
 from moka_shell.paths import Paths
 from moka_shell.config_import import import_config_file, import_config_text
 from moka_shell.errors import ConfigError
+from moka_shell.testing import EventRecorder, start_app
 
 CLAUDE = {
     "mcpServers": {
@@ -219,10 +218,8 @@ async def test_servers_added_in_a_terminal_reach_the_running_app(tmp_path: Path)
     """`moka servers add` while Moka runs: the app connects it, tells the UI, and a UI save keeps it."""
     paths = Paths(tmp_path / "config.json", tmp_path / "data")
     paths.config_file.write_text(json.dumps({"mcpServers": {"moka-demo": {"command": "moka", "args": ["demo-server"]}}}))
-    app = MokaApp(paths)
-    events: list[tuple[str, Any]] = []
-    app.subscribe(lambda name, data: events.append((name, data)))
-    await app.start(store=False)
+    events = EventRecorder()
+    app = await start_app(paths, events=events, store=False, endpoints=None, ready_within=None)
     try:
         assert app.config_watch is not None
         app.config_watch.interval = 0.2  # the 1 s default only makes the test slow

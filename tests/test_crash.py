@@ -13,11 +13,10 @@ from pathlib import Path
 import pytest
 
 from moka_shell.core.views.reopen import reopen_view
-from moka_shell.testing import FAKE_ENDPOINTS
 from moka_shell.config import MokaConfig, ServerConfig
-from moka_shell.core.app import MokaApp
 from moka_shell.core.chat.store import Store
 from moka_shell.paths import Paths
+from moka_shell.testing import EventRecorder, start_app
 from moka_shell.testing.fake_openai import FakeOpenAIServer, Text, ToolCall
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,12 +64,9 @@ async def test_kill_9_mid_turn_keeps_everything_shown(tmp_path: Path) -> None:
 
     # Reopen: the conversation is listed and its view renders again with input and result replayed.
     config = MokaConfig(mcpServers={"moka-demo": ServerConfig(command="moka", args=["demo-server"])})
-    app = MokaApp(Paths(tmp_path / "config.json", tmp_path), config=config)
-    events: list[tuple[str, object]] = []
-    app.subscribe(lambda e, d: events.append((e, d)))
-    await app.start(endpoints=FAKE_ENDPOINTS)
+    events = EventRecorder()
+    app = await start_app(Paths(tmp_path / "config.json", tmp_path), config=config, events=events)
     try:
-        await app.servers.wait_ready(timeout=30)
         assert app.store is not None
         view = await reopen_view(app.view_host, call["recordId"], app.store.view(call["recordId"]) or {})
         assert view is not None

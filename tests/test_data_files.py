@@ -16,11 +16,10 @@ from pathlib import Path
 import pytest
 
 from moka_shell.config import MokaConfig
-from moka_shell.core.app import MokaApp
 from moka_shell.core.chat.store import Store
 from moka_shell.paths import Paths
 from moka_shell.shells.desktop.run import WindowState
-from moka_shell.testing import FAKE_ENDPOINTS
+from moka_shell.testing import start_app
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX")
 
@@ -51,8 +50,7 @@ def open_umask() -> Iterator[None]:
 async def test_a_new_data_folder_is_owner_only_from_the_start(tmp_path: Path, open_umask: None) -> None:
     """With umask 0 every file Moka makes in a fresh data folder (and the folder itself) is 0600 / 0700."""
     paths = Paths(tmp_path / "config.json", tmp_path / "home" / "data")
-    app = MokaApp(paths, config=MokaConfig())
-    await app.start(endpoints=FAKE_ENDPOINTS)
+    app = await start_app(paths, config=MokaConfig())
     try:
         assert app.store is not None
         cid = app.store.create_conversation("a secret conversation")
@@ -92,8 +90,8 @@ async def test_an_older_install_is_made_owner_only_at_start(tmp_path: Path) -> N
     (data / "moka.sqlite3").unlink()  # not a Moka database: start from a fresh one, with the old sidecars
     (data / "moka.sqlite3-wal").write_bytes(b"")
     (data / "moka.sqlite3-wal").chmod(0o644)
-    app = MokaApp(Paths(tmp_path / "config.json", data), config=MokaConfig())
-    await app.start(store=False, endpoints=FAKE_ENDPOINTS)  # even a command that opens no store
+    # Even a command that opens no store:
+    app = await start_app(Paths(tmp_path / "config.json", data), config=MokaConfig(), store=False)
     await app.stop()
     assert modes(data) == {".": 0o700, "inspector": 0o700, "inspector/events-2026-01-01.jsonl": 0o600,
                            "moka.sqlite3-wal": 0o600, "state.json": 0o600}

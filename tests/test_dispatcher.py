@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from support import server_script
-from moka_shell.testing import FAKE_ENDPOINTS, RecordingShell
+from moka_shell.testing import EventRecorder, RecordingShell, start_app
 from moka_shell.config import MokaConfig, ServerConfig
 from moka_shell.core.app import MokaApp
 from moka_shell.core.views.dispatcher import sanitize_filename
@@ -21,15 +21,15 @@ from moka_shell.testing.memory import InMemoryTransport
 pytestmark = pytest.mark.anyio
 
 
-class Recorder:
-    """Collects the events the core pushes to front ends."""
+class Recorder(EventRecorder):
+    """The events the core pushes to front ends, and what each view was sent."""
 
     def __init__(self, app: MokaApp) -> None:
-        self.events: list[tuple[str, Any]] = []
-        app.subscribe(lambda ev, data: self.events.append((ev, data)))
+        super().__init__()
+        app.subscribe(self)
 
     def posts(self, view_id: str) -> list[dict[str, Any]]:
-        return [d["message"] for e, d in self.events if e == "view.post" and d["viewId"] == view_id]
+        return [d["message"] for d in self.data("view.post") if d["viewId"] == view_id]
 
     def methods(self, view_id: str) -> list[str]:
         return [m.get("method", "<response>") for m in self.posts(view_id)]
@@ -48,9 +48,7 @@ async def app(paths: Paths, shell: RecordingShell):  # type: ignore[no-untyped-d
     config = MokaConfig(mcpServers={"moka-demo": ServerConfig(type="memory"),
                                     "fault": ServerConfig(command=cmd[0], args=cmd[1:])})
     host = PluginHost(extra=[InMemoryTransport(build_server).plugin()])
-    app = MokaApp(paths, config=config, actions=shell, plugins=host)
-    await app.start(endpoints=FAKE_ENDPOINTS)
-    await app.servers.wait_ready(timeout=30)
+    app = await start_app(paths, config=config, actions=shell, plugins=host)
     assert all(c.status == "ready" for c in app.servers.connections.values())
     yield app
     await app.stop()
@@ -160,7 +158,7 @@ async def test_model_context_link_and_display_mode(app: MokaApp, shell: Recordin
     await initialized(app, view.id)
     ctx = await call(app, view.id, "ui/update-model-context", {"content": [{"type": "text", "text": "3 dice"}]})
     assert ctx["result"] == {}
-    assert any(e == "chat.context" and d["summary"] == "3 dice" for e, d in rec.events)
+    assert any(e == "chat.context" and d["summary"] == "3 dice" for e, d in rec)
     bad = await call(app, view.id, "ui/open-link", {"url": "javascript:alert(1)"})
     assert bad["error"]["code"] == -32000 and "Invalid URL" in bad["error"]["message"]
     good = await call(app, view.id, "ui/open-link", {"url": "https://modelcontextprotocol.io"})
@@ -184,10 +182,10 @@ async def test_size_changes_clamped_inline_and_ignored_when_fixed(app: MokaApp) 
     for height in (10, 500, 99999):
         await handle(view.id, {"jsonrpc": "2.0", "method": "ui/notifications/size-changed",
                                "params": {"width": 300, "height": height}})
-    assert [d["height"] for e, d in rec.events if e == "view.size"] == [60, 500, 1200]
+    assert [d["height"] for e, d in rec if e == "view.size"] == [60, 500, 1200]
     app.view_host.set_display_mode(view, "fullscreen")
     await handle(view.id, {"jsonrpc": "2.0", "method": "ui/notifications/size-changed", "params": {"height": 300}})
-    assert [d["height"] for e, d in rec.events if e == "view.size"] == [60, 500, 1200]
+    assert [d["height"] for e, d in rec if e == "view.size"] == [60, 500, 1200]
 
 
 async def test_cancelled_notification_cancels_the_proxied_call(app: MokaApp) -> None:
@@ -220,7 +218,7 @@ async def test_teardown_waits_briefly_and_goes_ahead(app: MokaApp) -> None:
     assert teardown and teardown[0]["params"] == {"reason": "test"}
     await app.view_host.dispatcher.handle(view.id, {"jsonrpc": "2.0", "id": teardown[0]["id"], "result": {}})
     await asyncio.wait_for(closing, 5)
-    assert view.state == "closed" and ("view.closed", {"viewId": view.id}) in rec.events
+    assert view.state == "closed" and ("view.closed", {"viewId": view.id}) in rec
 
 
 def test_download_filenames_are_sanitised() -> None:
@@ -244,7 +242,7 @@ async def test_denied_link_and_download_answer_is_error_results(app: MokaApp, sh
     file = {"type": "resource", "resource": {"uri": "file:///notes.txt", "mimeType": "text/plain", "text": "hi"}}
     download = await call(app, view.id, "ui/download-file", {"contents": [file]}, rid=2)
     assert "error" not in download and download["result"] == {"isError": True} and shell.downloads == []
-    assert not [d for e, d in rec.events if e == "view.problem"]
+    assert not [d for e, d in rec if e == "view.problem"]
     assert view.state != "failed"
     app.config.consent.download = "allow"  # and an allowed one still saves, answering {}
     allowed = await call(app, view.id, "ui/download-file", {"contents": [file]}, rid=3)

@@ -20,7 +20,7 @@ from moka_shell.core.app import MokaApp
 from moka_shell.core.mcp.elicitation import check_content, check_url
 from moka_shell.errors import ElicitationRefusedError, InvalidParamsError
 from moka_shell.paths import Paths
-from moka_shell.testing import FAKE_ENDPOINTS
+from moka_shell.testing import EventRecorder, start_app
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = ROOT / "tests" / "servers" / "elicit_server.py"
@@ -32,11 +32,8 @@ def server_config(log: Path, extra: list[str]) -> ServerConfig:
 
 
 async def start(paths: Paths, servers: dict[str, ServerConfig]) -> tuple[MokaApp, Bridge, list[tuple[str, Any]]]:
-    app = MokaApp(paths, config=MokaConfig(mcpServers=servers))
-    events: list[tuple[str, Any]] = []
-    app.subscribe(lambda ev, data: events.append((ev, data)))  # someone is there to answer
-    await app.start(endpoints=FAKE_ENDPOINTS)
-    await app.servers.wait_ready(timeout=30)
+    events = EventRecorder()  # subscribed: someone is there to answer
+    app = await start_app(paths, config=MokaConfig(mcpServers=servers), events=events)
     return app, Bridge(app), events
 
 
@@ -159,10 +156,9 @@ async def test_stopping_the_run_ends_the_open_question(paths: Paths, tmp_path: P
 @pytest.mark.parametrize(("flags", "era"), ERAS)
 async def test_nobody_to_ask_refuses_at_once(paths: Paths, tmp_path: Path, flags: list[str], era: str) -> None:
     """With no UI listening the question is refused with a reason, not left waiting."""
-    app = MokaApp(paths, config=MokaConfig(mcpServers={"e": server_config(tmp_path / "log", flags)}))
-    await app.start(endpoints=FAKE_ENDPOINTS, store=False)
+    app = await start_app(paths, config=MokaConfig(mcpServers={"e": server_config(tmp_path / "log", flags)}),
+                          store=False)
     try:
-        await app.servers.wait_ready(timeout=30)
         conn = app.servers.get("e")
         try:
             result = await asyncio.wait_for(conn.call_tool("ask_person", {}), 30)
@@ -232,12 +228,10 @@ def test_moka_chat_refuses_and_reports_it(tmp_path: Path) -> None:
 @pytest.mark.anyio
 async def test_a_check_run_refuses_even_with_a_page_listening(paths: Paths, tmp_path: Path) -> None:
     """`moka check` has a page (its headless one) but no person: the question is refused, not shown."""
-    app = MokaApp(paths, config=MokaConfig(mcpServers={"e": server_config(tmp_path / "log", [])}), mode="check")
-    events: list[tuple[str, Any]] = []
-    app.subscribe(lambda ev, data: events.append((ev, data)))
-    await app.start(endpoints=FAKE_ENDPOINTS, store=False)
+    events = EventRecorder()
+    app = await start_app(paths, config=MokaConfig(mcpServers={"e": server_config(tmp_path / "log", [])}),
+                          mode="check", events=events, store=False)
     try:
-        await app.servers.wait_ready(timeout=30)
         with pytest.raises(Exception, match="nobody can answer it here"):
             await asyncio.wait_for(app.servers.get("e").call_tool("ask_person", {}), 30)
     finally:

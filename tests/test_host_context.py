@@ -77,7 +77,7 @@ def test_views_are_told_images_only_when_the_backend_takes_them(paths: Any) -> N
     import asyncio
 
     from moka_shell.config import MokaConfig
-    from moka_shell.core.app import MokaApp
+    from moka_shell.testing import start_app
 
     policy = build_policy({}, allow_eval=False)
     assert "image" not in host_capabilities(sampling=True, policy=policy, images=False)["message"]
@@ -86,8 +86,7 @@ def test_views_are_told_images_only_when_the_backend_takes_them(paths: Any) -> N
     async def media(backend: str | None) -> frozenset[str]:
         config = MokaConfig()
         config.agent.backend = backend
-        app = MokaApp(paths, config=config, mode="headless")
-        await app.start(store=True, servers=[])
+        app = await start_app(paths, config=config, mode="headless")
         try:
             assert app.chat is not None
             return app.chat.accepts_media()

@@ -12,16 +12,16 @@ from moka_shell.core.mcp.transport import Transport
 from moka_shell.demo import server as demo
 from moka_shell.paths import Paths
 from moka_shell.plugins import PluginHost
+from moka_shell.testing import start_app
 from moka_shell.testing.memory import InMemoryTransport, TransportPlugin
 
 pytestmark = pytest.mark.anyio
 
 
 async def started(paths: Paths, memory: InMemoryTransport, servers: dict[str, ServerConfig]) -> MokaApp:
-    app = MokaApp(paths, config=MokaConfig(mcpServers=servers),
-                  plugins=PluginHost(load_entrypoints=False, extra=[memory.plugin()]))
-    await app.start(store=False)
-    await app.servers.wait_ready(timeout=10)
+    app = await start_app(paths, config=MokaConfig(mcpServers=servers),
+                          plugins=PluginHost(load_entrypoints=False, extra=[memory.plugin()]), store=False,
+                          endpoints=None, ready_within=10)
     return app
 
 
@@ -63,14 +63,10 @@ async def test_every_message_reaches_the_inspector(paths: Paths) -> None:
     """The in-memory streams are wrapped like any transport's: the inspector sees both directions."""
     seen: list[dict[str, Any]] = []
     memory = InMemoryTransport(demo.build_server)
-    app = MokaApp(paths, config=MokaConfig(mcpServers={"moka-demo": ServerConfig(type="memory")}),
-                  plugins=PluginHost(load_entrypoints=False, extra=[memory.plugin()]))
-    app.inspector.subscribe(seen.append)
-    await app.start(store=False)
-    try:
-        await app.servers.wait_ready(timeout=10)
-    finally:
-        await app.stop()
+    app = await start_app(paths, config=MokaConfig(mcpServers={"moka-demo": ServerConfig(type="memory")}),
+                          plugins=PluginHost(load_entrypoints=False, extra=[memory.plugin()]), store=False,
+                          endpoints=None, ready_within=10, prepare=lambda app: app.inspector.subscribe(seen.append))
+    await app.stop()
     rpc = [(e.get("direction"), e.get("method")) for e in seen if e.get("channel") == "mcp.rpc"]
     assert ("out", "tools/list") in rpc and ("out", "resources/list") in rpc
     assert any(direction == "in" for direction, _ in rpc)
@@ -96,12 +92,11 @@ async def test_a_factory_gives_each_connection_a_fresh_server(paths: Paths) -> N
 async def test_several_memory_transports_by_id(paths: Paths) -> None:
     """One plugin may register several in-memory transports; each server config picks one by type."""
     one, two = InMemoryTransport(demo.build_server(), "memory-one"), InMemoryTransport(demo.build_server, "memory-two")
-    app = MokaApp(paths, config=MokaConfig(mcpServers={"a": ServerConfig(type="memory-one"),
-                                                       "b": ServerConfig(type="memory-two")}),
-                  plugins=PluginHost(load_entrypoints=False, extra=[TransportPlugin(one, two)]))
-    await app.start(store=False)
+    servers = {"a": ServerConfig(type="memory-one"), "b": ServerConfig(type="memory-two")}
+    app = await start_app(paths, config=MokaConfig(mcpServers=servers),
+                          plugins=PluginHost(load_entrypoints=False, extra=[TransportPlugin(one, two)]), store=False,
+                          endpoints=None, ready_within=10)
     try:
-        await app.servers.wait_ready(timeout=10)
         assert {c.status for c in app.servers.connections.values()} == {"ready"}
     finally:
         await app.stop()

@@ -16,6 +16,7 @@ from moka_shell.core.app import MokaApp
 from moka_shell.errors import BridgeError
 from moka_shell.inspector import EventFilter, Inspector, json_needle, read_log
 from moka_shell.paths import Paths
+from moka_shell.testing import start_app
 
 
 def fill(insp: Inspector, count: int, start: int = 0) -> None:
@@ -215,8 +216,7 @@ def test_listeners_get_the_event_and_its_json_line(insp: Inspector) -> None:
 @pytest.mark.anyio
 async def test_bridge_pages_queries_and_exports(paths: Paths) -> None:
     """inspector.page/query/export through the real Bridge, answered from a worker thread."""
-    app = MokaApp(paths, config=MokaConfig(), mode="headless")
-    await app.start(store=False)
+    app = await start_app(paths, config=MokaConfig(), mode="headless", store=False)
     try:
         fill(app.inspector, 10_500)
         bridge = Bridge(app)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from moka_shell.config import ConfigFile, ServerConfig
 from moka_shell.core.app import MokaApp
 from moka_shell.core.chat.instructions import PER_SERVER_CHARS, instructions_prompt, with_instructions
 from moka_shell.paths import Paths
-from moka_shell.testing import FAKE_ENDPOINTS
+from moka_shell.testing import EventRecorder, start_app
 from moka_shell.testing.fake_anthropic import FakeAnthropicServer
 from moka_shell.testing.fake_openai import FakeOpenAIServer, Text
 
@@ -25,20 +26,27 @@ SERVER = ROOT / "tests" / "servers" / "elicit_server.py"
 SECRET = "The secret word is PERSIMMON."
 
 
+def model(backend: str, base_url: str, **agent: Any) -> Callable[[MokaApp], None]:
+    """Point the app's chat at the fake provider, over what the config file said (and set ``agent``'s fields)."""
+
+    def use(app: MokaApp) -> None:
+        app.config.agent.backend, app.config.agent.model = backend, "fake-model"
+        app.config.agent.base_urls = {backend: base_url}
+        for field, value in agent.items():
+            setattr(app.config.agent, field, value)
+
+    return use
+
+
 async def turn(paths: Paths, base_url: str, backend: str, tmp_path: Path, *, system: str | None = None,
                use: bool = True) -> MokaApp:
     entry = {"command": sys.executable, "args": [str(SERVER), str(tmp_path / "log")]}
     if not use:
         entry["useInstructions"] = False  # type: ignore[assignment]
     paths.config_file.write_text(json.dumps({"mcpServers": {"helper": entry}}))
-    app = MokaApp(paths)  # from the file: the config key is what the person writes
-    app.config.agent.backend, app.config.agent.model = backend, "fake-model"
-    app.config.agent.base_urls = {backend: base_url}
-    app.config.agent.system_prompt = system
-    app.subscribe(lambda ev, data: None)
-    await app.start(endpoints=FAKE_ENDPOINTS)
+    # From the file: the config key is what the person writes. Someone is listening, as in the app.
+    app = await start_app(paths, prepare=model(backend, base_url, system_prompt=system), events=EventRecorder())
     try:
-        await app.servers.wait_ready(timeout=30)
         assert app.chat is not None
         cid = app.chat.start_turn(None, "hello")
         await app.chat.wait(cid)
@@ -96,13 +104,9 @@ async def test_the_server_card_switch_saves_and_applies(paths: Paths, tmp_path: 
         "command": sys.executable, "args": [str(SERVER), str(tmp_path / "log")]}}}))
     with FakeOpenAIServer() as srv:
         srv.enqueue([Text("One.")], [Text("Two.")])
-        app = MokaApp(paths)
-        app.config.agent.backend, app.config.agent.model = "ollama", "fake-model"
-        app.config.agent.base_urls = {"ollama": srv.base_url}
-        await app.start(endpoints=FAKE_ENDPOINTS)
+        app = await start_app(paths, prepare=model("ollama", srv.base_url))
         bridge = Bridge(app)
         try:
-            await app.servers.wait_ready(timeout=30)
             listed = (await bridge.handle({"id": 1, "method": "servers.list", "params": {}}))["result"]  # type: ignore[index]
             assert SECRET in listed[0]["instructions"]  # the card shows them
             reply = await bridge.handle({"id": 2, "method": "servers.setInstructions",

@@ -360,19 +360,16 @@ async def test_desktop_sign_in_goes_through_the_shells_open_link(tmp_path: Path,
     """servers.login in the desktop app hands the authorization URL to the shell (the system browser);
     when the browser comes back the server turns ready; servers.logout brings 'signin' back."""
     from moka_shell.bridge import Bridge
-    from moka_shell.core.app import MokaApp
-    from moka_shell.paths import Paths
-    from moka_shell.testing import RecordingShell
+    from moka_shell.testing import EventRecorder, RecordingShell, start_app
 
     old = keyring.get_keyring()
     keyring.set_keyring(fail.Keyring())
     (tmp_path / "config.json").write_text(json.dumps({"mcpServers": {"remote": {"url": oauth_server.url}}}))
     shell = RecordingShell()
-    app = MokaApp(Paths(tmp_path / "config.json", tmp_path / "data"), mode="desktop", actions=shell)
-    events: list[tuple[str, Any]] = []
-    app.subscribe(lambda name, data: events.append((name, data)))
+    events = EventRecorder()
+    app = await start_app(tmp_path, mode="desktop", actions=shell, events=events, store=False, endpoints=None,
+                          ready_within=None)  # the server waits for a sign-in
     bridge = Bridge(app)
-    await app.start(store=False)
     try:
         conn = app.servers.get("remote")
         await wait_status(conn, "signin")

@@ -21,7 +21,7 @@ from moka_shell.core.app import MokaApp
 from moka_shell.demo.server import build_server
 from moka_shell.paths import Paths
 from moka_shell.plugins import PluginHost
-from moka_shell.testing import FAKE_ENDPOINTS, RecordingShell
+from moka_shell.testing import RecordingShell, start_app
 from moka_shell.testing.memory import InMemoryTransport
 
 GOOD = '''
@@ -214,10 +214,8 @@ def test_trace_shows_each_hook_call(capsys: pytest.CaptureFixture[str], monkeypa
 async def running(paths: Paths, *plugins: Any, shell: RecordingShell | None = None) -> MokaApp:
     """A started MokaApp with the demo server in memory, and only these plugins besides the built-ins."""
     host = PluginHost(load_entrypoints=False, extra=[InMemoryTransport(build_server).plugin(), *plugins])
-    app = MokaApp(paths, config=MokaConfig(mcpServers={"moka-demo": ServerConfig(type="memory")}), plugins=host,
-                  actions=shell)
-    await app.start(store=False, endpoints=FAKE_ENDPOINTS)
-    await app.servers.wait_ready(timeout=10)
+    app = await start_app(paths, config=MokaConfig(mcpServers={"moka-demo": ServerConfig(type="memory")}),
+                          plugins=host, actions=shell, store=False, ready_within=10)
     assert not host.broken(), host.broken()
     return app
 
@@ -236,11 +234,10 @@ async def handshake(app: MokaApp, view_id: str) -> dict[str, Any]:
 async def test_hook_register_transports(paths: Paths) -> None:
     """A transport registered by a plugin is the one a server of its `type` connects through."""
     memory = InMemoryTransport(build_server, "in-process")
-    app = MokaApp(paths, config=MokaConfig(mcpServers={"demo": ServerConfig(type="in-process")}),
-                  plugins=PluginHost(load_entrypoints=False, extra=[memory.plugin()]))
-    await app.start(store=False)
+    app = await start_app(paths, config=MokaConfig(mcpServers={"demo": ServerConfig(type="in-process")}),
+                          plugins=PluginHost(load_entrypoints=False, extra=[memory.plugin()]), store=False,
+                          endpoints=None, ready_within=10)
     try:
-        await app.servers.wait_ready(timeout=10)
         assert app.servers.get("demo").status == "ready" and memory.opened == 1
     finally:
         await app.stop()

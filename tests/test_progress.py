@@ -17,7 +17,7 @@ from moka_shell.core.app import MokaApp
 from moka_shell.core.mcp.progress import CallScope, CallTracker
 from moka_shell.inspector import EventFilter
 from moka_shell.paths import Paths
-from moka_shell.testing import FAKE_ENDPOINTS
+from moka_shell.testing import EventRecorder, start_app
 from moka_shell.testing.fake_openai import FakeOpenAIServer, Text, ToolCall
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,11 +30,8 @@ async def start(paths: Paths, log: Path, flags: list[str], **agent: Any) -> tupl
     if agent:
         config.agent.backend, config.agent.model = "ollama", "fake-model"
         config.agent.base_urls = {"ollama": agent["base_url"]}
-    app = MokaApp(paths, config=config)
-    events: list[tuple[str, Any]] = []
-    app.subscribe(lambda ev, data: events.append((ev, data)))
-    await app.start(endpoints=FAKE_ENDPOINTS)
-    await app.servers.wait_ready(timeout=30)
+    events = EventRecorder()
+    app = await start_app(paths, config=config, events=events)
     return app, Bridge(app), events
 
 

@@ -12,18 +12,17 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from moka_shell.config import MokaConfig, ServerConfig
-from moka_shell.core.app import MokaApp
 from moka_shell.core.mcp.stderr import pump
 from moka_shell.core.redact import MASK, SECRETS, Redactor, config_secrets, env_secrets, mask_logs
 from moka_shell.inspector import Inspector
 from moka_shell.paths import Paths
+from moka_shell.testing import EventRecorder, start_app
 from moka_shell.testing.fake_openai import Error, FakeOpenAIServer
-from support import SERVERS
+from support import SERVERS, until
 
 PAT = "ghp_" + "S3cretPersonalAccessToken1234"
 HEADER = "hdr-" + "9f8e7d6c5b4a39281716"
@@ -102,15 +101,10 @@ async def test_a_server_printing_its_env_leaks_nothing(paths: Paths) -> None:
                                     "env": {"GITHUB_PAT": PAT, "ECHO_HEADER": HEADER}},
                           "remote": {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"X-Api-Key": HEADER}}}}
     paths.config_file.write_text(json.dumps(cfg))
-    app = MokaApp(paths)
-    await app.start(store=False)
+    app = await start_app(paths, store=False)
     try:
-        await app.servers.wait_ready(timeout=30)
         conn = app.servers.connections["leaky"]
-        for _ in range(100):
-            if any("GITHUB_PAT" in line for line in conn.stderr):
-                break
-            await __import__("asyncio").sleep(0.05)
+        await until(lambda: any("GITHUB_PAT" in line for line in conn.stderr), "the server's env line on its stderr")
         # The stderr servers.list shows (the config's own env is there for the Edit dialog, by design).
         listed = json.dumps(app.servers.connections["leaky"].info().get("stderr"))
         events = json.dumps(app.inspector.query(limit=100000))
@@ -131,10 +125,8 @@ async def test_a_provider_echoing_the_key_leaks_nothing(paths: Paths, monkeypatc
         config.agent.backend = "openai"
         config.agent.model = "fake-model"
         config.agent.base_urls = {"openai": srv.base_url}
-        app = MokaApp(paths, config=config)
-        events: list[tuple[str, Any]] = []
-        app.subscribe(lambda ev, data: events.append((ev, data)))
-        await app.start()
+        events = EventRecorder()
+        app = await start_app(paths, config=config, events=events)
         app.backends["openai"].obj.max_retries = 0
         try:
             cid = app.chat.start_turn(None, "hello")

@@ -14,10 +14,10 @@ import pytest
 
 from moka_shell.bridge import Bridge
 from moka_shell.config import MokaConfig, ServerConfig
-from moka_shell.core.app import MokaApp
 from moka_shell.core.server_configs import ServerConfigs, replaced
 from moka_shell.errors import InvalidParamsError, ServerExistsError, UnknownServerError
 from moka_shell.paths import Paths
+from moka_shell.testing import start_app
 
 
 def moka_cli(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -39,8 +39,7 @@ async def edit_in_the_ui(folder: Path, config: dict[str, Any]) -> dict[str, Any]
     """What the Edit dialog sends (js/servers/dialog.js read()), through the bridge of a real app."""
     paths = Paths(folder / "config.json", folder / "data")
     paths.config_file.write_text(json.dumps(config))
-    app = MokaApp(paths)
-    await app.start(store=False)
+    app = await start_app(paths, store=False, endpoints=None, ready_within=None)
     try:
         reply = await Bridge(app).handle({"id": 1, "method": "servers.add", "params": {
             "name": "tool", "replace": True,

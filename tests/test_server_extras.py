@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from support import npm_server, server_script
+from support import npm_server, server_script, until
 from moka_shell.bridge import Bridge
 from moka_shell.core.app import MokaApp
 from moka_shell.paths import Paths
-from moka_shell.testing import FAKE_ENDPOINTS
+from moka_shell.testing import EventRecorder, start_app
 
 pytestmark = pytest.mark.anyio
 
@@ -31,10 +31,8 @@ async def app(paths: Paths) -> AsyncIterator[MokaApp]:
                "raw": {"command": raw[0], "args": raw[1:]}}
     paths.config_file.parent.mkdir(parents=True, exist_ok=True)
     paths.config_file.write_text(json.dumps({"mcpServers": servers}))
-    app = MokaApp(paths)
-    await app.start(endpoints=FAKE_ENDPOINTS)
+    app = await start_app(paths, ready_within=60)
     try:
-        await app.servers.wait_ready(timeout=60)
         for name in servers:
             assert app.servers.get(name).status == "ready", app.servers.get(name).error
         yield app
@@ -152,10 +150,8 @@ async def test_roots_the_person_chose_reach_the_server_and_changes_are_announced
     every = {"command": npm_server("mcp-server-everything"), "args": ["stdio"]}
     paths.config_file.parent.mkdir(parents=True, exist_ok=True)
     paths.config_file.write_text(json.dumps({"mcpServers": {"rooted": {**every, "roots": [str(first)]}, "plain": every}}))
-    app = MokaApp(paths)
-    await app.start(endpoints=FAKE_ENDPOINTS)
+    app = await start_app(paths, ready_within=60)
     try:
-        await app.servers.wait_ready(timeout=60)
         bridge = Bridge(app)
         rooted = app.servers.get("rooted")
         assert "get-roots-list" in rooted.tools and "get-roots-list" not in app.servers.get("plain").tools
@@ -179,15 +175,13 @@ async def test_roots_the_person_chose_reach_the_server_and_changes_are_announced
 
 async def test_a_followed_resource_reports_its_updates(app: MokaApp, bridge: Bridge) -> None:
     """servers.subscribe: server-everything's updates arrive as resource.updated events; unsubscribe stops them."""
-    events: list[dict[str, Any]] = []
-    app.subscribe(lambda event, data: events.append(data) if event == "resource.updated" else None)
+    events = EventRecorder("resource.updated")
+    app.subscribe(events)
     uri = (await call(bridge, "servers.resources", server="every"))["resources"][0]["uri"]
     assert (await call(bridge, "servers.subscribe", server="every", uri=uri))["subscribed"] == [uri]
     await app.servers.get("every").call_tool("toggle-subscriber-updates", {})  # it sends updates at once, then every 5 s
-    deadline = time.monotonic() + 20
-    while not events and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-    assert events and events[0] == {"server": "every", "uri": uri}
+    await until(lambda: events, "a resource.updated event")
+    assert events.data()[0] == {"server": "every", "uri": uri}
     assert (await call(bridge, "servers.unsubscribe", server="every", uri=uri))["subscribed"] == []
     err = await error_of(bridge, "servers.subscribe", server="raw", uri="raw://item/1")
     assert err["code"] == -32000 and "does not offer resource subscriptions" in err["message"]

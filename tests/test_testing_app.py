@@ -49,13 +49,16 @@ async def test_a_start_that_fails_stops_what_it_began(paths: Paths) -> None:
 
 
 async def test_servers_replace_the_configs_and_a_folder_is_enough(tmp_path: Path) -> None:
-    """``servers`` replace those of ``config`` (its other settings stay); a folder stands for the test's Paths."""
+    """``servers`` replace those of ``config`` (its other settings stay); a folder stands for the test's Paths;
+    ``prepare`` sees the app built and not yet started."""
     config = MokaConfig(mcpServers={"other": ServerConfig(type="memory")})
     config.agent.model = "kept-model"
+    before: list[list[str]] = []
     async with running_app(tmp_path, servers={"demo": ServerConfig(type="memory")}, config=config,
-                           plugins=in_memory(), store=False) as app:
+                           plugins=in_memory(), store=False,
+                           prepare=lambda app: before.append(sorted(app.servers.connections))) as app:
         assert sorted(app.servers.connections) == ["demo"] and app.config.agent.model == "kept-model"
-        assert app.paths.data_dir == tmp_path / "data"
+        assert app.paths.data_dir == tmp_path / "data" and before == [[]]
 
 
 def test_the_recorder_keeps_what_it_is_told_to() -> None:

@@ -19,7 +19,7 @@ from moka_shell.core.views.storage_prelude import script_json
 from moka_shell.demo.server import build_server
 from moka_shell.paths import Paths
 from moka_shell.plugins import PluginHost
-from moka_shell.testing import FAKE_ENDPOINTS, RecordingShell
+from moka_shell.testing import RecordingShell, start_app
 from moka_shell.testing.memory import InMemoryTransport
 
 pytestmark = pytest.mark.anyio
@@ -27,10 +27,8 @@ pytestmark = pytest.mark.anyio
 
 async def started(paths: Paths) -> MokaApp:
     config = MokaConfig(mcpServers={"a": ServerConfig(type="memory"), "b": ServerConfig(type="memory")})
-    app = MokaApp(paths, config=config, actions=RecordingShell(),
-                  plugins=PluginHost(extra=[InMemoryTransport(build_server).plugin()]))
-    await app.start(endpoints=FAKE_ENDPOINTS)
-    await app.servers.wait_ready(timeout=30)
+    app = await start_app(paths, config=config, actions=RecordingShell(),
+                          plugins=PluginHost(extra=[InMemoryTransport(build_server).plugin()]))
     return app
 
 

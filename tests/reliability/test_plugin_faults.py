@@ -23,7 +23,7 @@ from moka_shell.demo.server import build_server
 from moka_shell.errors import InvalidParamsError
 from moka_shell.paths import Paths
 from moka_shell.plugins import PluginHost
-from moka_shell.testing import FAKE_ENDPOINTS, RecordingShell
+from moka_shell.testing import RecordingShell, start_app
 from moka_shell.testing.memory import InMemoryTransport
 
 BLOCKS = '''
@@ -95,10 +95,8 @@ async def started(paths: Paths, *plugins: Any, shell: RecordingShell | None = No
     """A started MokaApp with the demo server in memory, these plugins, and short hook deadlines."""
     host = PluginHost(load_entrypoints=False, extra=[InMemoryTransport(build_server).plugin(), *plugins],
                       hook_timeout=0.5, decision_timeout=0.5)
-    app = MokaApp(paths, config=MokaConfig(mcpServers={"moka-demo": ServerConfig(type="memory")}), plugins=host,
-                  actions=shell)
-    await app.start(store=False, endpoints=FAKE_ENDPOINTS)
-    await app.servers.wait_ready(timeout=10)
+    app = await start_app(paths, config=MokaConfig(mcpServers={"moka-demo": ServerConfig(type="memory")}),
+                          plugins=host, actions=shell, store=False, ready_within=10)
     return app
 
 

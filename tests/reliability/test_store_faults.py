@@ -18,13 +18,12 @@ import pytest
 
 from moka_shell.bridge import Bridge
 from moka_shell.config import MokaConfig, ServerConfig
-from moka_shell.core.app import MokaApp
 from moka_shell.core.chat.store import MIGRATIONS, SCHEMA_VERSION, Store
 from moka_shell.demo.server import build_server
 from moka_shell.errors import StoreDamagedError, StoreError
 from moka_shell.paths import Paths
 from moka_shell.plugins import PluginHost
-from moka_shell.testing import FAKE_ENDPOINTS
+from moka_shell.testing import EventRecorder, start_app
 from moka_shell.testing.memory import InMemoryTransport
 
 
@@ -115,8 +114,7 @@ async def test_a_damaged_database_is_said_to_be_damaged_and_read_from_a_copy(tmp
         Store(paths.database)
     assert paths.database.read_bytes() == before
 
-    app = MokaApp(paths, config=MokaConfig(mcpServers={}))
-    await app.start(endpoints=FAKE_ENDPOINTS)
+    app = await start_app(paths, config=MokaConfig(mcpServers={}))
     bridge = Bridge(app)
     try:
         info = (await bridge.handle({"id": 1, "method": "app.info"}) or {})["result"]
@@ -130,8 +128,7 @@ async def test_a_damaged_database_is_said_to_be_damaged_and_read_from_a_copy(tmp
     finally:
         await app.stop()
     assert paths.database.read_bytes() == before
-    app = MokaApp(paths, config=MokaConfig(mcpServers={}))  # a restart makes the copy again, not another
-    await app.start(endpoints=FAKE_ENDPOINTS)
+    app = await start_app(paths, config=MokaConfig(mcpServers={}))  # a restart makes the copy again, not another
     await app.stop()
     assert [p.name for p in paths.data_dir.glob("moka.sqlite3.damaged*")] == ["moka.sqlite3.damaged-copy"]
     assert paths.database.read_bytes() == before
@@ -170,8 +167,8 @@ async def test_a_full_disk_is_a_clear_store_error_and_nothing_shown_is_lost(smal
     the inspector keeps recording, and after space returns saving works and every earlier message is there (R2.6)."""
     paths = Paths(tmp_path / "config.json", small_disk / "data")
     host = PluginHost(load_entrypoints=False, extra=[InMemoryTransport(build_server).plugin()])
-    app = MokaApp(paths, config=MokaConfig(mcpServers={"moka-demo": ServerConfig(type="memory")}), plugins=host)
-    await app.start(endpoints=FAKE_ENDPOINTS)
+    app = await start_app(paths, config=MokaConfig(mcpServers={"moka-demo": ServerConfig(type="memory")}),
+                          plugins=host, ready_within=None)
     bridge = Bridge(app)
 
     async def call(method: str, **params: Any) -> dict[str, Any]:
@@ -229,10 +226,8 @@ async def test_a_disk_that_fills_mid_turn_ends_it_with_a_chat_error_and_keeps_wh
         config = MokaConfig(mcpServers={})
         config.agent.backend, config.agent.model = "ollama", "fake-model"
         config.agent.base_urls = {"ollama": srv.base_url}
-        app = MokaApp(Paths(tmp_path / "config.json", small_disk / "data"), config=config)
-        events: list[tuple[str, Any]] = []
-        app.subscribe(lambda ev, data: events.append((ev, data)))
-        await app.start(endpoints=FAKE_ENDPOINTS)
+        events = EventRecorder()
+        app = await start_app(Paths(tmp_path / "config.json", small_disk / "data"), config=config, events=events)
         filler: Path | None = None
         try:
             assert app.chat is not None and app.store is not None

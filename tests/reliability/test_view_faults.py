@@ -6,15 +6,12 @@ from __future__ import annotations
 import gc
 import tracemalloc
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from support import server_script, until
 from moka_shell.config import MokaConfig, ServerConfig
-from moka_shell.core.app import MokaApp
-from moka_shell.paths import Paths
-from moka_shell.testing import FAKE_ENDPOINTS
+from moka_shell.testing import EventRecorder, start_app
 
 pytestmark = pytest.mark.anyio
 
@@ -28,12 +25,10 @@ def bounds_config() -> MokaConfig:
 async def test_many_ui_runs_come_back_to_a_plateau(tmp_path: Path) -> None:
     """30 runs with 1 MB results whose views never mount: after the handshake deadline and the grace,
     no view holds a result, at most max_ended are known, and the traced memory is back near the start."""
-    app = MokaApp(Paths(tmp_path / "config.json", tmp_path / "data"), config=bounds_config(), handshake_timeout=0.2)
-    await app.start(store=False, endpoints=FAKE_ENDPOINTS)
+    app = await start_app(tmp_path, config=bounds_config(), handshake_timeout=0.2, store=False)
     host = app.view_host
     host.retention.release_after, host.retention.max_ended = 0.05, 10
     try:
-        await app.servers.wait_ready(timeout=30)
         await app.servers.get("bounds").call_tool("big_view", {"mb": 1})  # warm caches before measuring
         gc.collect()
         tracemalloc.start()
@@ -57,14 +52,11 @@ async def test_many_ui_runs_come_back_to_a_plateau(tmp_path: Path) -> None:
 
 async def test_a_parked_view_reads_its_stored_data_back_when_mounted_again(tmp_path: Path) -> None:
     """Park a stored view: its result goes from memory; remounted, it gets input and result from the store."""
-    app = MokaApp(Paths(tmp_path / "config.json", tmp_path / "data"), config=bounds_config())
-    posts: list[dict[str, Any]] = []
-    app.subscribe(lambda ev, data: posts.append(data["message"]) if ev == "view.post" else None)
-    await app.start(endpoints=FAKE_ENDPOINTS)
+    posts = EventRecorder("view.post")
+    app = await start_app(tmp_path, config=bounds_config(), events=posts)
     host = app.view_host
     host.retention.release_after = 0.05
     try:
-        await app.servers.wait_ready(timeout=30)
         assert app.store is not None
         cid = app.store.create_conversation("stored view")
         view = await host.open_view("bounds", "big_view", conversation_id=cid, record_id="r1")
@@ -87,9 +79,9 @@ async def test_a_parked_view_reads_its_stored_data_back_when_mounted_again(tmp_p
         host.remount(view)
         assert view.result == result and view.arguments == {"mb": 0.5}
         await handshake()
-        methods = [m.get("method") for m in posts]
+        methods = [d["message"].get("method") for d in posts.data()]
         assert "ui/notifications/tool-input" in methods and "ui/notifications/tool-result" in methods
-        sent = next(m for m in posts if m.get("method") == "ui/notifications/tool-result")
+        sent = next(d["message"] for d in posts.data() if d["message"].get("method") == "ui/notifications/tool-result")
         assert sent["params"] == result
     finally:
         await app.stop()

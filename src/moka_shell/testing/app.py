@@ -13,7 +13,7 @@ A plugin's own tests use them to run the plugin inside a real core::
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -56,13 +56,15 @@ def app_paths(where: Paths | Path) -> Paths:
 async def start_app(where: Paths | Path, *, servers: Mapping[str, ServerConfig] | None = None,
                     config: MokaConfig | None = None, events: EventRecorder | None = None, store: bool = True,
                     endpoints: Endpoints | None = FAKE_ENDPOINTS, ready_within: float | None = READY_WITHIN,
-                    **options: Any) -> MokaApp:
+                    prepare: Callable[[MokaApp], object] | None = None, **options: Any) -> MokaApp:
     """A started MokaApp; the caller stops it (``await app.stop()``).
 
     ``where`` is the test's ``Paths`` or a folder for them. ``servers`` replace the config's servers;
     without ``config`` the app reads its config file, as ``moka`` does. ``store=False`` keeps no
-    conversations (no chat); ``ready_within=None`` does not wait for the servers. The other keyword
-    arguments are MokaApp's own (``plugins``, ``actions``, ``mode``, ``handshake_timeout`` …).
+    conversations (no chat); ``ready_within=None`` does not wait for the servers. ``prepare(app)``
+    runs between building and starting (change what the config file said, listen to the inspector
+    from the first message). The other keyword arguments are MokaApp's own (``plugins``,
+    ``actions``, ``mode``, ``handshake_timeout`` …).
     """
     if servers is not None:
         config = config or MokaConfig()
@@ -70,6 +72,8 @@ async def start_app(where: Paths | Path, *, servers: Mapping[str, ServerConfig] 
     app = MokaApp(app_paths(where), config=config, **options)
     if events is not None:
         app.subscribe(events)
+    if prepare is not None:
+        prepare(app)
     try:
         await app.start(store=store, endpoints=endpoints)
         if ready_within is not None:
