@@ -272,3 +272,67 @@ def test_a_config_that_is_not_utf8_or_nested_too_deep_is_a_clear_error(tmp_path:
         ConfigFile(p)
     assert "nested too deep" in str(err.value)
     assert p.read_text() == "[" * 200_000
+
+
+# ---- writers that take no lock (a person's editor): finding N7 -------------------------------------
+
+
+@pytest.mark.parametrize("exchange", [True, False], ids=["exchange", "compare-then-replace"])
+def test_a_write_never_replaces_a_file_it_has_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       exchange: bool) -> None:
+    """swap_in leaves a file written after ours was merged (in place or renamed over), and puts ours in only
+    over the file it read; the system's exchange and the compare-then-replace fallback alike."""
+    from moka_shell import config_disk
+
+    if not exchange:
+        monkeypatch.setattr(config_disk, "_exchange_works", False)  # as on a system without renameat2
+    path = tmp_path / "config.json"
+    path.write_bytes(b'{"v": "A"}')
+    read = path.read_bytes()
+    (tmp_path / "editor.tmp").write_bytes(b'{"v": "B"}')  # an editor saves after we read: rename style
+    os.replace(tmp_path / "editor.tmp", path)
+    tmp, _ = config_disk.write_temp(path, b'{"v": "ours"}')
+    assert not config_disk.swap_in(tmp, path, expected=read, ours=b'{"v": "ours"}')
+    assert path.read_bytes() == b'{"v": "B"}'
+    with open(path, "w", encoding="utf-8") as fh:  # ... and in place
+        fh.write('{"v": "C"}')
+    tmp, _ = config_disk.write_temp(path, b'{"v": "ours"}')
+    assert not config_disk.swap_in(tmp, path, expected=b'{"v": "B"}', ours=b'{"v": "ours"}')
+    assert path.read_bytes() == b'{"v": "C"}'
+    tmp, _ = config_disk.write_temp(path, b'{"v": "ours"}')
+    assert config_disk.swap_in(tmp, path, expected=b'{"v": "C"}', ours=b'{"v": "ours"}')
+    assert path.read_bytes() == b'{"v": "ours"}'
+    tmp, _ = config_disk.write_temp(path, b"{}")
+    assert not config_disk.swap_in(tmp, path, expected=None, ours=b"{}")  # "create" finds a file: it stays
+    assert path.read_bytes() == b'{"v": "ours"}'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.json"]  # no temp file left behind
+
+
+def test_a_save_keeps_a_hand_edit_that_a_stat_cannot_see(tmp_path: Path) -> None:
+    """An in-place edit of the same size within one timestamp tick looks unchanged to a stat; the save
+    still keeps it (before, it wrote its own copy over the edit: finding N7)."""
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"mcpServers": {"one": {"command": "node"}}}))
+    cfg_file = ConfigFile(path)
+    st = path.stat()
+    with open(path, "w", encoding="utf-8") as fh:  # the person renames the server in their editor
+        fh.write(json.dumps({"mcpServers": {"two": {"command": "node"}}}))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # a coarse clock: the same mtime
+    assert path.stat().st_ino == st.st_ino and path.stat().st_size == st.st_size and not cfg_file.changed_on_disk()
+    cfg_file.config.theme.mode = "dark"
+    cfg_file.save()
+    on_disk = json.loads(path.read_text())
+    assert set(on_disk["mcpServers"]) == {"two"} and on_disk["theme"]["mode"] == "dark"
+    assert set(cfg_file.config.mcp_servers) == {"two"}
+
+
+def test_a_file_left_broken_is_refused_and_read_once_repaired(tmp_path: Path) -> None:
+    """A file that does not parse is read again for a moment (a write may be under way), then refused,
+    also when asked again; once repaired it is read."""
+    cfg_file = ConfigFile(tmp_path / "config.json")
+    cfg_file.path.write_text('{"theme": {"mode": ')
+    for _ in range(2):
+        with pytest.raises(ConfigError, match="not valid JSON"):
+            cfg_file.reload()
+    cfg_file.path.write_text(json.dumps({"theme": {"mode": "dark"}}))
+    assert "theme" in cfg_file.reload().keys and cfg_file.config.theme.mode == "dark"

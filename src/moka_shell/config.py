@@ -6,12 +6,8 @@ key path and the problem, and is never overwritten.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import sys
-import tempfile
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -19,17 +15,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from moka_shell import config_merge
+from moka_shell.config_disk import Stamp, Unsettled, locked, read_settled, stamp_of, swap_in, write_temp
 from moka_shell.errors import ConfigError, DataDirError
 from moka_shell.paths import ensure_dir
-
-try:
-    import fcntl
-except ImportError:  # Windows
-    fcntl = None  # type: ignore[assignment]
 
 ConsentPolicy = Literal["ask", "allow", "deny"]
 HTTP_TYPES = {"http", "streamable-http", "streamablehttp", "streamable_http", "streamableHttp"}
 DEMO_SERVER_NAME = "moka-demo"
+PUBLISH_ATTEMPTS = 20  # a save that keeps meeting new writes gives up (the change is kept: core/config_watch.py)
 # In a server's "command", this word means "this Moka" (the running executable), so the
 # bundled demo server starts the same way from a venv, a wheel or a frozen app.
 SELF_COMMAND = "moka"
@@ -214,64 +207,73 @@ class ConfigFile:
 
     ``config`` is updated in place (never replaced), since the app's parts hold it. A save
     re-reads the file and applies only the changes this process made since it last read it,
-    so what a terminal, an editor or a second Moka wrote in the meantime is kept.
+    so what a terminal, an editor or a second Moka wrote in the meantime is kept; and it never
+    replaces a file it has not read (config_disk.swap_in), also when the other writer takes no lock.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._base: dict[str, Any] = {}  # the file as this process last read or wrote it
-        self._stamp: tuple[int, int, int] | None = None
+        self._base: dict[str, Any] = {}  # the merge base: the file as this process last took it over
+        self._disk: bytes | None = None  # the file's bytes as this process last read or wrote them
+        self._disk_json: dict[str, Any] = {}  # ... and their content
+        self._stamp: Stamp | None = None
+        self._broken: tuple[Stamp | None, ConfigError] | None = None  # a file that stayed unreadable
         self.config = self._load()
 
     def _load(self) -> MokaConfig:
-        with self._locked():
+        with locked(self.path):
             try:
                 present = self.path.exists()
             except OSError as exc:  # a folder on the way that may not be entered (R3.4)
                 raise ConfigError(str(self.path), f"can't be read: {exc.strerror or exc}") from exc
-            if not present:
-                cfg = default_config()
-                self._write(cfg.to_json())
-                return cfg
-            cfg, self._stamp = self._read()
+            cfg = self._read() if present else self._create(default_config())
         self._base = cfg.to_json()
+        return cfg
+
+    def _create(self, cfg: MokaConfig) -> MokaConfig:
+        data = cfg.to_json()
+        encoded = _encode(data)
+        stamp = self._write(encoded, None)
+        if stamp is None:  # someone else made the file meanwhile: theirs it is
+            return self._read()
+        self._disk, self._disk_json, self._stamp = encoded, data, stamp
         return cfg
 
     def changed_on_disk(self) -> bool:
         """Whether someone else wrote the file since this process last read or wrote it (a cheap stat)."""
-        return _stamp_of(self.path) != self._stamp
+        return stamp_of(self.path) != self._stamp
 
     def reload(self) -> ConfigChange:
         """Take over what others wrote, keeping this process's unsaved changes on top."""
-        with self._locked():
+        with locked(self.path):
             if not self.changed_on_disk():
                 return ConfigChange()
-            disk, self._stamp = self._read()
-        return self._merge(disk.to_json(), write=False)
+            self._read()
+        disk = self._disk_json
+        return self._take(self._merged(disk), base=disk)
 
     def save(self) -> ConfigChange:
         """Write this process's changes over the file's current content (re-read first)."""
-        with self._locked():
-            if self.changed_on_disk() and self.path.exists():
-                disk, self._stamp = self._read()
-                return self._merge(disk.to_json(), write=True)
-            return self._merge(self._base, write=True)
+        with locked(self.path):
+            if self.changed_on_disk():
+                self._reread()
+            merged, after = self._publish()
+        return self._take(merged, base=after)
 
-    def _merge(self, disk: dict[str, Any], *, write: bool) -> ConfigChange:
+    def _merged(self, disk: dict[str, Any]) -> MokaConfig:
+        """The file's content ``disk`` with this process's changes since it last took the file over on top."""
         before = self.config.to_json()
-        merged_json = config_merge.apply(disk, config_merge.diff(self._base, before))
         try:
-            merged = MokaConfig.model_validate(merged_json)
+            return MokaConfig.model_validate(config_merge.apply(disk, config_merge.diff(self._base, before)))
         except ValidationError:
             # Our change and theirs don't fit together (rare: both edited one entry's parts);
             # ours wins as a whole rather than writing a file that can't be loaded.
-            merged = MokaConfig.model_validate(before)
-        after = merged.to_json()
-        if write:
-            self._write(after)
-            self._base = after
-        else:
-            self._base = disk
+            return MokaConfig.model_validate(before)
+
+    def _take(self, merged: MokaConfig, *, base: dict[str, Any]) -> ConfigChange:
+        """Make ``merged`` the running config (in place); ``base`` is the file's content it came from."""
+        before, after = self.config.to_json(), merged.to_json()
+        self._base = base
         for name in MokaConfig.model_fields:
             setattr(self.config, name, getattr(merged, name))
         extra = self.config.__pydantic_extra__
@@ -282,69 +284,73 @@ class ConfigFile:
                             keys={k for k in before.keys() | after.keys()
                                   if k != "mcpServers" and before.get(k) != after.get(k)})
 
-    def _read(self) -> tuple[MokaConfig, tuple[int, int, int] | None]:
-        stamp = _stamp_of(self.path)
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(str(self.path), f"can't be read: {exc.strerror}") from exc
-        except UnicodeDecodeError as exc:  # finding R3.2: a Latin-1 "café" was a bare traceback
-            raise ConfigError(str(self.path), f"is not UTF-8 text (byte {exc.start} is 0x{exc.object[exc.start]:02x})",
-                              hint="save the file as UTF-8; Moka will not overwrite a config it can't read") from exc
-        return parse_config(text, str(self.path)), stamp
+    def _publish(self) -> tuple[MokaConfig, dict[str, Any]]:
+        """Write our changes over the file, never replacing a version of it this process has not read."""
+        for _ in range(PUBLISH_ATTEMPTS):
+            merged = self._merged(self._disk_json)
+            data = merged.to_json()
+            encoded = _encode(data)
+            stamp = self._write(encoded, self._disk)
+            if stamp is not None:
+                self._disk, self._disk_json, self._stamp = encoded, data, stamp
+                return merged, data
+            self._reread()  # someone wrote since we read: merge onto theirs and try again
+        raise ConfigError(str(self.path), f"kept changing while Moka saved it ({PUBLISH_ATTEMPTS} tries)",
+                          hint="Moka keeps its change and saves it again when the file is quiet")
 
-    def _write(self, data: dict[str, Any]) -> None:
+    def _reread(self) -> None:
+        if self.path.exists():
+            self._read()
+        else:  # deleted: written again from what this process last knew of it
+            self._disk, self._stamp = None, None
+
+    def _read(self) -> MokaConfig:
+        """The file now, waiting out a write under way (sets what this process last read)."""
+        stamp = stamp_of(self.path)
+        if self._broken is not None and self._broken[0] == stamp:
+            raise self._broken[1]  # still the file that did not load: no need to wait for it again
+        try:
+            cfg, data, stamp = read_settled(self.path, self._parse)
+        except Unsettled as exc:
+            assert isinstance(exc.error, ConfigError)
+            self._broken = (exc.stamp, exc.error)
+            raise exc.error from None
+        except OSError as exc:
+            raise ConfigError(str(self.path), f"can't be read: {exc.strerror or exc}") from exc
+        self._broken = None
+        self._disk, self._disk_json, self._stamp = data, cfg.to_json(), stamp
+        return cfg
+
+    def _parse(self, data: bytes) -> MokaConfig:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:  # finding R3.2: a Latin-1 "café" was a bare traceback
+            problem = f"is not UTF-8 text (byte {exc.start} is 0x{exc.object[exc.start]:02x})"
+            error = ConfigError(str(self.path), problem,
+                                hint="save the file as UTF-8; Moka will not overwrite a config it can't read")
+            raise Unsettled(error, final=exc.end < len(data)) from exc  # cut inside a character: still coming
+        try:
+            return parse_config(text, str(self.path))
+        except ConfigError as exc:
+            # JSON that stops short may be a write under way; a whole file that's wrong is final.
+            raise Unsettled(exc, final=not isinstance(exc.__cause__, json.JSONDecodeError)) from exc
+
+    def _write(self, data: bytes, expected: bytes | None) -> Stamp | None:
+        """Swap ``data`` in if the file is still ``expected``; its stamp, or None if someone else wrote."""
         try:  # finding R3.4: a file where the folder should be, or a folder nobody may write, was a traceback
             ensure_dir(self.path.parent, "the config's folder")
-            # A temp file of our own: two writers sharing one temp name replaced each other's.
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
+            tmp, stamp = write_temp(self.path, data)
+            return stamp if swap_in(tmp, self.path, expected=expected, ours=data) else None
         except DataDirError as exc:
             raise ConfigError(str(self.path), f"can't be written: {exc.problem}", hint=exc.hint) from exc
-        except OSError as exc:
+        except OSError as exc:  # a full disk: the file on disk is still the old one, whole
             raise ConfigError(str(self.path), f"can't be written: {exc.strerror or exc}",
-                              hint=f"check that you may write in {self.path.parent}, or pass another --config") from exc
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(json.dumps(data, indent=2) + "\n")
-                fh.flush()
-                st = os.fstat(fh.fileno())
-            os.replace(tmp, self.path)
-        except BaseException as exc:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            if isinstance(exc, OSError):  # a full disk: the file on disk is still the old one, whole
-                raise ConfigError(str(self.path), f"can't be written: {exc.strerror or exc}",
-                                  hint="the file was left as it was; free some space and try again") from exc
-            raise
-        # The temp file's identity becomes the file's: a later write by anyone changes it.
-        self._stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
-        self._base = data
-
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        """Hold the config's lock file across read-merge-write, so writers take turns."""
-        try:
-            fh = open(self.path.with_name(f".{self.path.name}.lock"), "a")  # noqa: SIM115 (held below)
-        except OSError:
-            fh = None  # a read-only or missing directory: nobody can write there, so nobody races us
-        # Windows has no flock: os.replace is still atomic there; only a same-moment save can be lost.
-        if fh is None or fcntl is None:
-            yield
-            return
-        with fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(fh, fcntl.LOCK_UN)
+                              hint=f"the file was left as it was; free some space, check that you may write in "
+                                   f"{self.path.parent}, or pass another --config") from exc
 
 
-def _stamp_of(path: Path) -> tuple[int, int, int] | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return (st.st_ino, st.st_mtime_ns, st.st_size)
+def _encode(data: dict[str, Any]) -> bytes:
+    return (json.dumps(data, indent=2) + "\n").encode("utf-8")
 
 
 def self_command() -> list[str]:

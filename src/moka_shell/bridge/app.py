@@ -32,7 +32,8 @@ class AppMethods:
                 "dataDir": str(app.paths.data_dir),
                 "limits": {"inlineMinHeight": INLINE_MIN_HEIGHT, "inlineMaxHeight": INLINE_MAX_HEIGHT},
                 "problems": [str(e) for e in app.problems] + [str(e) for e in app.plugins.broken()]
-                + ([app.inspector.problem] if app.inspector.problem else [])}
+                + ([app.inspector.problem] if app.inspector.problem else [])
+                + ([unsaved] if app.config_watch and (unsaved := app.config_watch.problem) else [])}
 
     async def hello(self, p: Params) -> dict[str, Any]:
         """The page reports its locale, time zone, colour scheme and window size."""

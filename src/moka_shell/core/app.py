@@ -210,7 +210,7 @@ class MokaApp:
         self.inspector.close()
 
     def save_config(self) -> None:
-        """Persist config changes made through the UI or CLI."""
-        if self.config_file is not None and self.config_watch is not None:
-            # The save merges what others wrote since our last read; bring that in too.
-            self.config_watch.apply(self.config_file.save())
+        """Persist config changes made through the UI (merged with what others wrote; one that can't be
+        saved now stays in use and is tried again: core/config_watch.py)."""
+        if self.config_watch is not None:
+            self.config_watch.save()

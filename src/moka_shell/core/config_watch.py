@@ -3,6 +3,10 @@
 A terminal (``moka servers add``), an editor or a second Moka may write the file at any time.
 A cheap stat every second notices it; the file is then merged (ConfigFile.reload) and the
 servers that were added, removed or changed are connected, stopped or restarted.
+
+Moka's own saves go through here too (``save``). One that can't be done now (a file left broken
+by an editor, a full disk) never loses the change: it stays in use, the person is told
+(``config.problem`` with ``unsaved``, and app.info), and every poll tries again until it is saved.
 """
 
 from __future__ import annotations
@@ -34,6 +38,14 @@ class ConfigWatch:
         self._syncing = asyncio.Lock()
         self._pending: set[asyncio.Task[None]] = set()
         self._problem: str | None = None
+        self._unsaved: ConfigError | None = None  # why this process's changes are not in the file yet
+
+    @property
+    def problem(self) -> str | None:
+        """Why changes made here are not saved yet (kept, and tried again each poll), or None."""
+        if self._unsaved is None:
+            return None
+        return f"{self._unsaved} — your changes are in use, and Moka saves them as soon as it can"
 
     def start(self) -> None:
         """Start polling (on the running loop)."""
@@ -53,21 +65,48 @@ class ConfigWatch:
             await asyncio.sleep(self.interval)
             self.check()
 
+    def save(self) -> None:
+        """Save the changes made here (the UI's), bringing in what others wrote; kept and retried if it can't be now.
+
+        Without a running watch (a short command) nobody would try again, so the error goes to the caller.
+        """
+        try:
+            change = self.file.save()
+        except ConfigError as exc:
+            if self._task is None:
+                raise
+            self._unsaved = exc
+            self._report(exc, unsaved=True)
+            return
+        if self._unsaved is not None:
+            self._unsaved = None
+            self.emit("config.saved", {})
+        self._problem = None
+        self.apply(change)
+
     def check(self) -> None:
-        """Reload the file if someone else wrote it, and apply what changed."""
+        """Reload the file if someone else wrote it, and apply what changed (or save what is waiting)."""
+        if self._unsaved is not None:
+            self.save()  # re-reads the file first: a repaired file is taken over and merged
+            return
         if not self.file.changed_on_disk():
             return
         try:
             change = self.file.reload()
         except ConfigError as exc:
-            # Often a file half-way through an edit: say so once, keep the last good config.
-            if str(exc) != self._problem:
-                self._problem = str(exc)
-                log.warning("config not reloaded: %s", exc)
-                self.emit("config.problem", to_jsonrpc(exc))
+            self._report(exc, unsaved=False)  # a file broken by hand: the last good config stays in use
             return
         self._problem = None
         self.apply(change)
+
+    def _report(self, exc: ConfigError, *, unsaved: bool) -> None:
+        """Say a problem once (until it changes or goes away)."""
+        said = f"{'unsaved' if unsaved else 'unread'}: {exc}"  # a change kept is news even when the file's state is not
+        if said == self._problem:
+            return
+        self._problem = said
+        log.warning("config %s: %s", "not saved yet" if unsaved else "not reloaded", exc)
+        self.emit("config.problem", {**to_jsonrpc(exc), "unsaved": unsaved})
 
     def apply(self, change: ConfigChange) -> None:
         """Bring changes another writer made (found by a reload or a save) into the app."""
