@@ -4,7 +4,10 @@
 #   bash packaging/build.sh qt    portable one-folder bundle on PyQt6/QtWebEngine, as .tar.gz
 #   bash packaging/build.sh deb   .deb on the distribution's GTK 3 + WebKitGTK 4.1
 #
-# Options (environment): MOKA_SKIP_SMOKE=1 (build only), PYTHON=/path/to/python3.11+.
+# Options (environment): MOKA_SKIP_SMOKE=1 (build only), PYTHON=/path/to/python3.11+,
+# MOKA_WHEELS="moka_shell-X.whl moka_anthropic-X.whl" (put these wheels in the bundle instead of
+# building Moka and the bundled plugins from this checkout: the test suite and the release
+# workflow build the wheels once and hand them to every build).
 # Installs what it needs: apt packages (when run as root; otherwise it names them),
 # and a separate build venv (packaging/.venv-qt, packaging/.venv-gtk) with
 # pyinstaller==6.22.3, Moka's pinned dependencies and the bundled first-party plugins.
@@ -14,7 +17,23 @@ set -euo pipefail
 # Everything runs inside main so bash has read the whole file before it starts (editing
 # the script while a build runs cannot derail it).
 main() {
-usage() { echo "usage: bash packaging/build.sh qt|deb" >&2; exit 2; }
+usage() {
+  cat >&2 <<'USAGE'
+usage: bash packaging/build.sh qt|deb
+
+  qt    the portable Linux bundle on Qt WebEngine: packaging/dist/moka-VERSION-linux-ARCH-qt.tar.gz
+        (unpack anywhere; its install.sh adds a menu entry and ~/.local/bin/moka)
+  deb   the Debian/Ubuntu package on the distribution's WebKitGTK: packaging/dist/moka_VERSION_ARCH.deb
+        (sudo apt install ./packaging/dist/moka_*.deb)
+
+Each builds with PyInstaller in its own venv, checks the size budget, and smoke-tests the
+artifact (packaging/smoke.sh). Environment: MOKA_SKIP_SMOKE=1, PYTHON=python3.11,
+MOKA_WHEELS="moka_shell-*.whl moka_anthropic-*.whl", MOKA_BUNDLE_SYSTEM_LIBS=1 (qt).
+See packaging/README.md.
+USAGE
+  exit "${1:-2}"
+}
+case "${1:-}" in -h | --help) usage 0 ;; esac
 [ $# -eq 1 ] || usage
 TARGET=$1
 case "$TARGET" in
@@ -35,7 +54,7 @@ BUNDLED_PLUGINS=(plugins/moka-anthropic)
 # Budgets (issue #6). "MB" on disk is `du -sm` (MiB blocks), as in shared/docs/packaging.md.
 QT_DISK_BUDGET_MB=380
 QT_TGZ_BUDGET_MIB=155
-DEB_BUDGET_MB=45
+DEB_BUDGET_MB=46  # 45 until the plugin installer (packaging, the wheel reader) went in: +0.2 MB
 
 VENV=$PKG/.venv-$FLAVOR
 BUILD=$PKG/build/$FLAVOR
@@ -70,6 +89,7 @@ else
   APT+=(gir1.2-webkit2-4.1 gir1.2-gtk-3.0 libgirepository1.0-dev libcairo2-dev pkg-config gcc
         xvfb xauth dpkg-dev fonts-dejavu-core)
 fi
+APT+=(desktop-file-utils)  # desktop-file-validate checks the menu entries the packages install
 if command -v dpkg-query >/dev/null 2>&1; then
   missing=()
   for p in "${APT[@]}"; do
@@ -130,10 +150,17 @@ if [ "$(cat "$VENV/.moka-build" 2>/dev/null)" != "$want" ]; then
   logged pip "$VPY" -m pip install --disable-pip-version-check -c requirements.lock -r "$BUILD/requirements.txt"
   echo "$want" >"$VENV/.moka-build"
 fi
-# Always reinstall Moka and its plugins from this checkout (not editable: the bundle must
-# see installed metadata, like a user's install would).
-logged pip-moka "$VPY" -m pip install --disable-pip-version-check --no-deps --force-reinstall \
-  "$ROOT" "${BUNDLED_PLUGINS[@]/#/$ROOT/}"
+# Always reinstall Moka and its plugins (not editable: the bundle must see installed metadata,
+# like a user's install would): the given wheels, or built from this checkout.
+if [ -n "${MOKA_WHEELS:-}" ]; then
+  read -r -a wheels <<<"$MOKA_WHEELS"
+  for w in "${wheels[@]}"; do [ -f "$w" ] || die "MOKA_WHEELS: no such wheel $w"; done
+  echo "installing the given wheels: ${wheels[*]##*/}"
+  logged pip-moka "$VPY" -m pip install --disable-pip-version-check --no-deps --force-reinstall "${wheels[@]}"
+else
+  logged pip-moka "$VPY" -m pip install --disable-pip-version-check --no-deps --force-reinstall \
+    "$ROOT" "${BUNDLED_PLUGINS[@]/#/$ROOT/}"
+fi
 VERSION=$("$VPY" -c "import moka_shell; print(moka_shell.__version__)")
 if [ -d .git ] && [ -n "$(git status --porcelain -- src plugins 2>/dev/null)" ]; then
   echo "build.sh: note: src/ or plugins/ has uncommitted changes; they go into this build" >&2
@@ -161,7 +188,8 @@ if [ "$TARGET" = qt ]; then
   ARTIFACT=$DIST/moka-$VERSION-linux-$MACH-qt.tar.gz
   say "tarball $(basename "$ARTIFACT")"
   rm -f "$ARTIFACT"
-  install -m 0644 "$PKG/icons/moka.svg" "$APPDIR/moka.svg"  # for a hand-made .desktop entry
+  install -m 0644 "$PKG/icons/moka.svg" "$APPDIR/moka.svg"  # the menu icon install.sh installs
+  install -m 0755 "$PKG/tarball/install.sh" "$APPDIR/install.sh"  # a menu entry and PATH link for one user
   # gzip -9: 0.6 MiB smaller than the default -6 for 10 s more.
   tar -C "$BUILD/dist" --owner=0 --group=0 --numeric-owner -cf - moka | gzip -9 >"$ARTIFACT"
   ART_BYTES=$(stat -c %s "$ARTIFACT")
@@ -182,6 +210,7 @@ else
   cp -a "$APPDIR" "$STAGE/opt/moka"
   ln -s /opt/moka/moka "$STAGE/usr/bin/moka"
   install -m 0644 "$PKG/deb/moka.desktop" "$STAGE/usr/share/applications/moka.desktop"
+  desktop-file-validate "$STAGE/usr/share/applications/moka.desktop" || die "moka.desktop is not a valid menu entry"
   install -m 0644 "$PKG/icons/moka.svg" "$STAGE/usr/share/icons/hicolor/scalable/apps/moka.svg"
   install -m 0644 "$PKG/deb/copyright" "$STAGE/usr/share/doc/moka/copyright"
   # Depends: the typelibs gi loads at run time (they pull GTK 3, WebKitGTK 4.1, JSC, soup)

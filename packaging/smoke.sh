@@ -4,8 +4,8 @@
 #   bash packaging/smoke.sh ARTIFACT
 #
 # ARTIFACT is the app folder (with moka or moka.exe in it), the binary itself, a
-# Moka.app, a .tar.gz or .zip of the folder, or a .deb (unpacked, not installed; to
-# test an installed package pass /usr/bin/moka). Used by packaging/build.sh and by the
+# Moka.app, a .tar.gz or .zip of the folder, a .deb (unpacked, not installed; to
+# test an installed package pass /usr/bin/moka), or a venv's bin/moka (a wheel install). Used by packaging/build.sh and by the
 # release workflow on Linux, macOS and Windows.
 #
 # Steps: --version; tools moka-demo; call moka-demo roll_dice; plugins (no plugin may
@@ -48,7 +48,8 @@ unset MOKA_LOAD_PLUGINS PYTHONPATH PYTHONHOME
 KIND=native
 case "$(uname -s)" in
   Linux)
-    if [ -d "$APP/_internal/PyQt6" ]; then KIND=qt; else KIND=gtk; fi ;;
+    # A frozen Qt bundle, or a pip/pipx install (a venv's bin/, where Linux gets PyQt6 from PyPI): Qt.
+    if [ -d "$APP/_internal/PyQt6" ] || [ -x "$APP/python" ]; then KIND=qt; else KIND=gtk; fi ;;
 esac
 WRAP=()
 if [ "$KIND" = qt ]; then

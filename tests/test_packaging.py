@@ -14,6 +14,7 @@ import importlib.metadata
 import json
 import os
 import runpy
+import shutil
 import subprocess
 import sys
 import types
@@ -307,9 +308,43 @@ def test_spec_windows_has_a_console_and_a_windowed_exe(monkeypatch: pytest.Monke
 # ---- scripts and release files ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("script", ["build.sh", "smoke.sh"])
+@pytest.mark.parametrize("script", ["build.sh", "smoke.sh", "tarball/install.sh"])
 def test_shell_scripts_parse(script: str) -> None:
     subprocess.run(["bash", "-n", str(PACKAGING / script)], check=True)
+
+
+def test_build_script_explains_itself() -> None:
+    done = subprocess.run(["bash", str(PACKAGING / "build.sh"), "--help"], capture_output=True, text=True)
+    assert done.returncode == 0 and "packaging/dist/moka_VERSION_ARCH.deb" in done.stderr and "MOKA_WHEELS" in done.stderr
+
+
+def test_the_app_knows_which_distributions_it_carries() -> None:
+    carried = _pyinstaller.bundled_distributions()
+    assert {"moka-shell", "mcp", "pydantic", "pluggy", "packaging", "pywebview"} <= set(carried)
+    assert carried["moka-shell"] == importlib.metadata.version("moka-shell")
+    assert not {"pytest", "mypy", "playwright", "build", "pyinstaller"} & {k.lower() for k in carried}
+
+
+def test_the_tarball_install_script_adds_and_removes_a_menu_entry(tmp_path: Path) -> None:
+    app = tmp_path / "opt" / "moka"
+    app.mkdir(parents=True)
+    (app / "moka").write_text("#!/bin/sh\necho moka 9.9\n", encoding="utf-8")
+    (app / "moka").chmod(0o755)
+    (app / "moka.svg").write_text((PACKAGING / "icons" / "moka.svg").read_text(encoding="utf-8"), encoding="utf-8")
+    script = app / "install.sh"
+    script.write_text((PACKAGING / "tarball" / "install.sh").read_text(encoding="utf-8"), encoding="utf-8")
+    env = {"HOME": str(tmp_path / "home"), "PATH": os.environ["PATH"]}
+    done = subprocess.run(["sh", str(script)], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    entry = tmp_path / "home" / ".local" / "share" / "applications" / "moka.desktop"
+    assert f"Exec={app}/moka\n" in entry.read_text(encoding="utf-8")
+    assert (tmp_path / "home" / ".local" / "share" / "icons" / "hicolor" / "scalable" / "apps" / "moka.svg").is_file()
+    link = tmp_path / "home" / ".local" / "bin" / "moka"
+    assert subprocess.run([str(link)], capture_output=True, text=True).stdout == "moka 9.9\n"
+    if shutil.which("desktop-file-validate"):
+        subprocess.run(["desktop-file-validate", str(entry)], check=True)
+    done = subprocess.run(["sh", str(script), "--uninstall"], capture_output=True, text=True, env=env)
+    assert done.returncode == 0 and not entry.exists() and not link.is_symlink()
 
 
 def test_smoke_script_rejects_a_missing_artifact(tmp_path: Path) -> None:
@@ -381,26 +416,148 @@ def test_release_workflow_builds_every_os_and_smokes_each() -> None:
         assert needle in text, needle
 
 
+def test_the_workflows_pass_actionlint() -> None:
+    """actionlint (pinned in the dev extra) checks every workflow: syntax, expressions, action inputs, runners."""
+    actionlint = Path(sys.executable).parent / "actionlint"
+    if not actionlint.exists():
+        pytest.fail("actionlint is missing: scripts/setup.sh installs it with the dev extra")
+    workflows = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+    done = subprocess.run([str(actionlint), "-color=false", *map(str, workflows)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_release_linux_steps_are_the_scripts_the_tests_run() -> None:
+    text = (ROOT / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8")
+    assert 'bash packaging/build.sh qt' in text and 'bash packaging/build.sh deb' in text
+    assert text.count("MOKA_WHEELS=") == 2  # both Linux builds bundle the wheel the python job built
+    assert "python -m build --outdir dist ." in text and "sha256sum" in text
+    assert "dist/*.whl" in text.split("action-gh-release", 1)[1]  # the wheel and sdist are release assets
+
+
 # ---- the real builds (minutes each) -----------------------------------------------------------
 
 BUILDS = os.environ.get("MOKA_TEST_PACKAGING") == "1"
+needs_builds = pytest.mark.skipif(not BUILDS, reason="set MOKA_TEST_PACKAGING=1 to build and smoke-test the Linux artifacts")
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not BUILDS, reason="set MOKA_TEST_PACKAGING=1 to build and smoke-test the Linux artifacts")
+@needs_builds
 @pytest.mark.parametrize("target,budgets", [
     ("qt", {"bundle_du_sm": 380, "artifact_bytes": 155 * 1048576}),
-    ("deb", {"bundle_du_sm": 45, "artifact_bytes": 45_000_000}),
+    ("deb", {"bundle_du_sm": 46, "artifact_bytes": 46_000_000}),
 ])
-def test_build_and_smoke(target: str, budgets: dict[str, int]) -> None:
+def test_build_and_smoke(target: str, budgets: dict[str, int], tmp_path_factory: pytest.TempPathFactory) -> None:
+    from wheel_support import built_dist
+
+    dist = built_dist(tmp_path_factory)  # the run's one wheel of Moka and of the bundled plugin
     record = PACKAGING / "dist" / f"{target}.json"
     record.unlink(missing_ok=True)
+    env = {**os.environ, "MOKA_WHEELS": f"{dist['wheel']} {dist['moka-anthropic']}"}
     res = subprocess.run(["bash", str(PACKAGING / "build.sh"), target], cwd=ROOT, capture_output=True, text=True,
-                         timeout=3600)
+                         timeout=3600, env=env)
     assert res.returncode == 0, res.stdout[-4000:] + res.stderr[-4000:]
-    assert "smoke: 5 passed, 0 failed" in res.stdout
+    assert "smoke: 5 passed, 0 failed" in res.stdout and "installing the given wheels" in res.stdout
     info = json.loads(record.read_text(encoding="utf-8"))
     assert info["smoke"] == "passed" and info["over_budget"] is None
     for key, limit in budgets.items():
         assert info[key] <= limit, (key, info[key], limit)
     assert (PACKAGING / "dist" / info["artifact"]).is_file()
+
+
+def _artifact(target: str) -> Path:
+    """The artifact this run's test_build_and_smoke made (it runs first: same xdist group, file order)."""
+    record = PACKAGING / "dist" / f"{target}.json"
+    if not record.is_file():
+        pytest.fail(f"no {record}: test_build_and_smoke[{target}] did not build it")
+    return PACKAGING / "dist" / json.loads(record.read_text(encoding="utf-8"))["artifact"]
+
+
+def _frozen(binary: Path, home: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "MOKA_"))}
+    env.update(MOKA_CONFIG=str(home / "config.json"), MOKA_DATA_DIR=str(home / "data"), HOME=str(home),
+               QT_QPA_PLATFORM="offscreen", PYTHON_KEYRING_BACKEND="keyring.backends.null.Keyring")
+    done = subprocess.run([str(binary), *args], cwd=home, env=env, capture_output=True, text=True, timeout=300)
+    if check:
+        assert done.returncode == 0, f"moka {' '.join(args)}: rc={done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done
+
+
+@pytest.mark.slow
+@needs_builds
+def test_plugins_and_the_menu_entry_in_the_unpacked_qt_tarball(tmp_path: Path,
+                                                               tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The packaged app has no pip: a plugin wheel goes into its plugin folder, is listed, chats, uninstalls."""
+    import tarfile
+
+    from wheel_support import built_dist
+
+    with tarfile.open(_artifact("qt")) as tar:
+        tar.extractall(tmp_path / "opt", filter="tar")
+    binary = tmp_path / "opt" / "moka" / "moka"
+    home = tmp_path / "home"
+    home.mkdir()
+    done = subprocess.run(["sh", str(binary.parent / "install.sh")], capture_output=True, text=True,
+                          env={"HOME": str(home), "PATH": os.environ["PATH"]})
+    assert done.returncode == 0, done.stderr
+    entry = home / ".local" / "share" / "applications" / "moka.desktop"
+    subprocess.run(["desktop-file-validate", str(entry)], check=True)
+    assert _frozen(home / ".local" / "bin" / "moka", home, "--version").stdout.startswith("moka ")
+
+    parrot = built_dist(tmp_path_factory)["moka-parrot"]
+    out = _frozen(binary, home, "plugins", "install", str(parrot))
+    assert f"into {home / 'data' / 'plugins' / 'moka-parrot'}" in out.stdout, out.stdout + out.stderr
+    plugins = {p["name"]: p for p in json.loads(_frozen(binary, home, "plugins", "--json").stdout)}
+    assert plugins["parrot"]["in_folder"] and plugins["parrot"]["error"] is None
+    assert plugins["anthropic"]["error"] is None  # the bundled plugin is still there
+    said = _frozen(binary, home, "chat", "--backend", "parrot", "hello from the tarball").stdout
+    assert "hello from the tarball" in said.split("\n", 1)[-1], said
+    # Compiled code is refused with the reason, and nothing is added.
+    native = tmp_path / "moka_native-1.0-cp311-cp311-linux_x86_64.whl"
+    shutil.copy(parrot, native)
+    refused = _frozen(binary, home, "plugins", "install", str(native), check=False)
+    assert refused.returncode == 1 and "can only take pure-Python plugins" in refused.stderr
+    assert sorted(p.name for p in (home / "data" / "plugins").iterdir()) == ["moka-parrot"]
+    assert "uninstalled moka-parrot" in _frozen(binary, home, "plugins", "uninstall", "parrot").stdout
+    gone = _frozen(binary, home, "chat", "--backend", "parrot", "hi", check=False)
+    assert gone.returncode != 0 and "unknown backend 'parrot'" in gone.stderr
+    subprocess.run(["sh", str(binary.parent / "install.sh"), "--uninstall"], check=True, capture_output=True,
+                   env={"HOME": str(home), "PATH": os.environ["PATH"]})
+    assert not entry.exists()
+
+
+@pytest.mark.slow
+@needs_builds
+def test_the_deb_installs_with_apt_and_removes_cleanly() -> None:
+    """`apt install ./moka_*.deb` on this machine: the program, its menu entry and icon; `apt remove` takes them."""
+    if os.geteuid() != 0:
+        if os.environ.get("CI"):
+            pytest.fail("CI runs as root: the .deb install test must run there")
+        pytest.skip("installing the .deb needs root (CI runs this as root)")
+    import fcntl
+
+    deb = _artifact("deb")
+    apt = ["apt-get", "-y", "-q", "-o", "DPkg::Lock::Timeout=600"]
+    files = [Path("/usr/bin/moka"), Path("/opt/moka/moka"), Path("/usr/share/applications/moka.desktop"),
+             Path("/usr/share/icons/hicolor/scalable/apps/moka.svg")]
+    # One machine may run several test runs: one of them installs and removes at a time.
+    with open("/tmp/moka-deb-install-test.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if subprocess.run(["dpkg", "-s", "moka"], capture_output=True).returncode == 0:
+            pytest.skip("a moka package is already installed on this machine; not touching it")
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        try:
+            done = subprocess.run([*apt, "install", f"./{deb.name}"], cwd=deb.parent, capture_output=True, text=True,
+                                  env=env, timeout=900)
+            assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+            assert all(f.exists() for f in files), [str(f) for f in files if not f.exists()]
+            subprocess.run(["desktop-file-validate", "/usr/share/applications/moka.desktop"], check=True)
+            smoke = subprocess.run(["bash", str(PACKAGING / "smoke.sh"), "/usr/bin/moka"], capture_output=True,
+                                   text=True, timeout=900)
+            assert smoke.returncode == 0 and "smoke: 5 passed, 0 failed" in smoke.stdout, smoke.stdout[-3000:]
+        finally:
+            removed = subprocess.run([*apt, "remove", "--purge", "moka"], capture_output=True, text=True, env=env,
+                                     timeout=900)
+        assert removed.returncode == 0, removed.stdout[-3000:] + removed.stderr[-3000:]
+        assert not any(f.exists() or f.is_symlink() for f in files) and not Path("/opt/moka").exists()
+        assert subprocess.run(["dpkg", "-s", "moka"], capture_output=True).returncode != 0

@@ -407,3 +407,38 @@ def test_every_hook_has_a_test() -> None:
     assert len(specs) == 8
     missing = [n for n in specs if f"test_hook_{n}" not in globals()]
     assert not missing, missing
+
+
+def test_a_display_mode_icon_must_be_path_data() -> None:
+    """A mode's optional icon is SVG path data; anything else (markup, a URL) is refused, naming the rule."""
+    from dataclasses import dataclass
+
+    from moka_shell.testing.plugins import registered
+
+    @dataclass(frozen=True)
+    class Mode:
+        mode_id: str
+        icon: str | None
+        label: str = "A mode"
+        wire_mode: str = "pip"
+        fixed_size: bool = True
+        opens_window: bool = False
+
+    class Modes:
+        @hookimpl
+        def register_display_modes(self, register: RegisterDisplayMode) -> None:
+            register(Mode("good", "M4 5h16v14H4zM13 9h5v6h-5z"))
+            register(Mode("plain", None))
+            register(Mode("markup", '<path d="M0 0"/>'))
+            register(Mode("link", "url(https://example.com/i.svg)"))
+
+    host = PluginHost(load_entrypoints=False, extra=[Modes()])
+    modes = host.registry("display_modes")
+    assert {"good", "plain"} <= set(modes) and not {"markup", "link"} & set(modes)
+    assert "icon must be SVG path data" in str(host.broken()[0])
+    try:
+        registered(Modes(), "display_modes")
+    except AssertionError as exc:
+        assert "'markup' was rejected: icon must be SVG path data" in str(exc)
+    else:
+        raise AssertionError("registered() let an invalid icon through")

@@ -209,3 +209,13 @@ def test_without_pip_plugins_go_into_the_plugin_folder(tmp_path_factory: pytest.
     assert "hello from the folder" in said.split("\n", 1)[-1], said
     assert "uninstalled moka-parrot" in moka(home, "plugins", "uninstall", "parrot", cwd=tmp_path).stdout
     assert list((tmp_path / "data" / "plugins").iterdir()) == []
+
+
+def test_help_documentation_opens_the_projects_documentation_url() -> None:
+    """Help → Documentation opens the docs the package metadata names (not a package page no release made)."""
+    from moka_shell.shells.desktop.menu import DOCS_URL
+
+    urls = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]
+    assert DOCS_URL == urls["Documentation"] and "pypi.org" not in DOCS_URL
+    assert urls["Documentation"].startswith(urls["Source"]) and urls["Documentation"].endswith("/docs")
+    assert (ROOT / "docs" / "install.md").is_file()  # what it opens is the repository's docs folder

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from moka_shell.core.views.display import WIRE_MODES
+from moka_shell.core.views.display import MAX_ICON_CHARS, WIRE_MODES, mode_icon
 
 
 def _string_map(value: Any, what: str) -> str | None:
@@ -39,7 +39,7 @@ def check_theme(obj: Any) -> str | None:
 
 
 def check_display_mode(obj: Any) -> str | None:
-    """A known wire mode, a string label and real booleans."""
+    """A known wire mode, a string label, real booleans, and path data for an icon if it has one."""
     if obj.wire_mode not in WIRE_MODES:
         return f"wire_mode {obj.wire_mode!r} is not one of {', '.join(WIRE_MODES)}"
     if not isinstance(obj.label, str):
@@ -47,6 +47,9 @@ def check_display_mode(obj: Any) -> str | None:
     for flag in ("fixed_size", "opens_window"):
         if not isinstance(getattr(obj, flag), bool):
             return f"{flag} is not True or False"
+    if getattr(obj, "icon", None) is not None and mode_icon(obj) is None:
+        return (f"icon must be SVG path data on a 24x24 grid (e.g. \"M4 5h16v14H4z\"), at most "
+                f"{MAX_ICON_CHARS} characters")
     return None
 
 

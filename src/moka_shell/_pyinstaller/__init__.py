@@ -78,6 +78,35 @@ def plugin_distributions() -> dict[str, list[str]]:
     return dict(sorted(found.items()))
 
 
+def bundled_distributions() -> dict[str, str]:
+    """Every installed distribution a bundle carries: moka-shell's and the bundled plugins' requirements, closed.
+
+    Written into the frozen app as ``moka_shell/bundled-distributions.json``: with it, ``moka plugins
+    install`` knows which of a plugin's requirements the app meets already (and at which version),
+    without shipping every ``.dist-info``. Requirements whose distribution is not installed (PyQt6 in
+    the GTK build venv, a marker for another OS) are not carried.
+    """
+    from packaging.requirements import Requirement
+
+    found: dict[str, str] = {}
+    todo = [DISTRIBUTION, *plugin_distributions()]
+    while todo:
+        name = todo.pop()
+        try:
+            dist = importlib.metadata.distribution(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        key = dist.metadata["Name"] or name
+        if key in found:
+            continue
+        found[key] = dist.version
+        for line in dist.requires or []:
+            req = Requirement(line)
+            if req.marker is None or req.marker.evaluate({"extra": ""}):
+                todo.append(req.name)
+    return dict(sorted(found.items()))
+
+
 def metadata_distributions() -> list[str]:
     """Distributions whose metadata (``.dist-info``) a bundle must carry."""
     return [DISTRIBUTION, *plugin_distributions()]

@@ -8,6 +8,7 @@ from moka_shell.bridge.params import Params, opt_str, req_str
 from moka_shell.core.chat.endpoints import accepts_key, api_key, key_source, resolve_endpoint
 from moka_shell.core.chat.keys import delete_key, has_key, store_key
 from moka_shell.errors import AgentError, InvalidParamsError, UnknownBackendError
+from moka_shell.core.views.display import mode_icon
 
 if TYPE_CHECKING:
     from moka_shell.core.app import MokaApp
@@ -55,7 +56,9 @@ class SettingsMethods:
             "theme": cfg.theme.model_dump(by_alias=True), "consent": cfg.consent.model_dump(),
             "approval": cfg.approval.model_dump(),
             "backends": backends, "themes": [{"id": t, "label": r.obj.label} for t, r in app.themes.items()],
-            "displayModes": [{"id": m, "label": r.obj.label, "wireMode": r.obj.wire_mode}
+            # A built-in mode has its own button; a plugin's is in the view's "More" menu, with its icon.
+            "displayModes": [{"id": m, "label": r.obj.label, "wireMode": r.obj.wire_mode,
+                              "icon": mode_icon(r.obj), "builtin": r.plugin.startswith("moka.")}
                              for m, r in app.display_modes.items()],
         }
         if app.chat is not None and not app.chat.backend_configured():

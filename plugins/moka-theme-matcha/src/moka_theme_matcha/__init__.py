@@ -65,6 +65,7 @@ class Present:
     label: str = "Present"
     fixed_size: bool = True  # the host sets the size; the view's size reports are ignored
     opens_window: bool = False  # True would render it in its own window, like pop-out
+    icon: str = "M3 5h18v11H3zM12 16v3M8 20h8"  # SVG path data, 24x24: a screen on a stand
 
 
 @hookimpl

@@ -11,9 +11,10 @@ import sys
 from collections.abc import Callable
 from typing import Any, Protocol
 
-# The package's page carries the README; there is no public issue tracker to link to yet, so
-# "Report an issue" shows what a report needs (version, platform, files) for the person to copy.
-DOCS_URL = "https://pypi.org/project/moka-shell/"
+# The repository's docs: the project's "Documentation" URL (pyproject.toml), which exists whether
+# or not a release was ever published (no package page does before one). "Report an issue" shows
+# what a report needs (version, platform, files) for the person to copy.
+DOCS_URL = "https://github.com/moka-app/moka/tree/main/docs"
 
 MOD = "Cmd" if sys.platform == "darwin" else "Ctrl"
 

@@ -78,6 +78,11 @@ const ICONS = {
     ["rect", { x: 3, y: 4.5, width: 18, height: 15, rx: 2 }],
     ["rect", { x: 12, y: 12, width: 6.5, height: 5, rx: 1, fill: "currentColor" }],
   ],
+  // A plugin's display mode that brings no icon of its own: a frame split into panels.
+  mode: [
+    ["rect", { x: 3.5, y: 4.5, width: 17, height: 15, rx: 2 }],
+    ["path", { d: "M13.5 4.5v15M13.5 12h7" }],
+  ],
   popout: [
     ["path", { d: "M13 4.5h6.5V11M19.5 4.5L11 13" }],
     ["path", { d: "M17 14v4.5a1.5 1.5 0 0 1-1.5 1.5h-10A1.5 1.5 0 0 1 4 18.5v-10A1.5 1.5 0 0 1 5.5 7H10" }],
@@ -159,6 +164,10 @@ const ICONS = {
 };
 
 /** An <svg> for `name`; decorative (aria-hidden) because buttons carry their own labels. */
+/**
+ * An icon as an <svg>: `name` is one of ICONS, or `{ d }` with SVG path data on the same 24×24 grid
+ * (a plugin's display mode brings its own; the core checked it is path data).
+ */
 export function icon(name, { size = 18, className = "" } = {}) {
   const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("viewBox", "0 0 24 24");
@@ -172,7 +181,8 @@ export function icon(name, { size = 18, className = "" } = {}) {
   svg.setAttribute("aria-hidden", "true");
   svg.setAttribute("focusable", "false");
   svg.setAttribute("class", `icon ${className}`.trim());
-  for (const [tag, attrs] of ICONS[name] || ICONS.info) {
+  const shapes = typeof name === "object" && name?.d ? [["path", { d: name.d }]] : ICONS[name] || ICONS.info;
+  for (const [tag, attrs] of shapes) {
     const shape = document.createElementNS(SVG, tag);
     for (const [k, v] of Object.entries(attrs)) shape.setAttribute(k, v);
     svg.append(shape);

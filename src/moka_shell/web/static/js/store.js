@@ -52,7 +52,7 @@ export const store = {
   /** The registered display modes, never empty (inline always exists). */
   displayModes() {
     const modes = this.settings?.displayModes;
-    return modes?.length ? modes : [{ id: "inline", label: "Inline", wireMode: "inline" }];
+    return modes?.length ? modes : [{ id: "inline", label: "Inline", wireMode: "inline", builtin: true }];
   },
 };
 

@@ -176,7 +176,7 @@ export const toastError = (err) => toast(err?.message || String(err), { tone: "e
 
 let openMenu = null;
 
-/** Show a menu anchored to `anchor`; items: [{label, icon, onclick, danger}]. */
+/** Show a menu anchored to `anchor`; items: [{label, icon, onclick, danger, mode}] (`mode`: data-mode). */
 export function showMenu(anchor, items) {
   closeMenu();
   const menu = h(
@@ -189,6 +189,7 @@ export function showMenu(anchor, items) {
           type: "button",
           role: "menuitem",
           class: `menu-item${item.danger ? " danger" : ""}`,
+          "data-mode": item.mode,
           onclick: () => {
             closeMenu();
             item.onclick();

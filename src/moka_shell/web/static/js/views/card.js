@@ -4,9 +4,11 @@
 
 import { h, clear } from "../dom.js";
 import { icon, hasIcon } from "../icons.js";
-import { button, iconButton } from "../ui.js";
+import { button, iconButton, showMenu } from "../ui.js";
 
-const modeIcon = (m) => (hasIcon(m.id) ? m.id : hasIcon(m.wireMode) ? m.wireMode : "app");
+// A built-in mode has an icon of its own name; a plugin's mode brings path data, or gets the
+// generic "mode" icon — never a wire mode's, which would make it look like the built-in.
+const modeIcon = (m) => (m.builtin && hasIcon(m.id) ? m.id : m.icon ? { d: m.icon } : "mode");
 
 /**
  * The card for a view. `on` holds the host actions: inspect(), close(), mode(id).
@@ -51,10 +53,14 @@ export function buildCard(data, on) {
   return parts;
 }
 
-/** One button per registered display mode; the current one is pressed. */
+/**
+ * A button for each built-in display mode, the current one pressed; the modes plugins add are
+ * in a "More display modes" menu, each with its icon and label (its button shows the current one).
+ */
 export function fillModeButtons(container, modes, current, onMode) {
   clear(container);
-  for (const m of modes) {
+  const extra = modes.filter((m) => !m.builtin);
+  for (const m of modes.filter((mode) => mode.builtin)) {
     container.append(
       iconButton(modeIcon(m), m.label || m.id, {
         "data-mode": m.id,
@@ -63,6 +69,25 @@ export function fillModeButtons(container, modes, current, onMode) {
       }),
     );
   }
+  if (!extra.length) return;
+  const chosen = extra.find((m) => m.id === current);
+  const label = chosen ? `More display modes (now: ${chosen.label || chosen.id})` : "More display modes";
+  const more = iconButton(chosen ? modeIcon(chosen) : "more", label, {
+    "data-mode-menu": "",
+    "aria-haspopup": "menu",
+    pressed: Boolean(chosen),
+    onclick: () =>
+      showMenu(
+        more,
+        extra.map((m) => ({
+          label: m.id === current ? `${m.label || m.id} (now)` : m.label || m.id,
+          icon: modeIcon(m),
+          onclick: () => onMode(m.id),
+          mode: m.id,
+        })),
+      ),
+  });
+  container.append(more);
 }
 
 export function failureCard(reason, detail, on) {

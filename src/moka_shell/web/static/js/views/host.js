@@ -271,6 +271,12 @@ function applyMode(rec, mode, wireMode, opensWindow) {
   rec.card.dataset.wire = rec.wire;
   for (const b of rec.modes.querySelectorAll("[data-mode]"))
     b.setAttribute("aria-pressed", String(b.dataset.mode === m.id));
+  // The "More display modes" button shows the plugin mode in use: draw it again for the new one.
+  if (rec.modes.querySelector("[data-mode-menu]")) {
+    const focused = rec.modes.contains(document.activeElement);
+    fillModeButtons(rec.modes, store.displayModes(), rec.mode, (next) => requestMode(rec, next));
+    if (focused) rec.modes.querySelector("[data-mode-menu]")?.focus();
+  }
   if (isWindow) {
     unmountFrame(rec);
     showWindowPlaceholder(rec);
