@@ -373,7 +373,8 @@ async def test_hook_moka_consent(paths: Paths) -> None:
     assert ok is not None and ok["result"] == {}
     assert no is not None and no["result"] == {"isError": True}  # denied, as the spec words it
     assert shell.links == ["https://modelcontextprotocol.io/apps"]
-    assert asked[0] == ("open_link", "moka-demo", {"url": "https://modelcontextprotocol.io/apps"})
+    assert asked[0] == ("open_link", "moka-demo", {"url": "https://modelcontextprotocol.io/apps",
+                                                   "host": "modelcontextprotocol.io", "international": False})
 
 
 @pytest.mark.anyio
