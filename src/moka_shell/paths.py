@@ -119,6 +119,15 @@ def ensure_dir(path: Path, what: str, *, private: bool = False) -> Path:
         if not isinstance(exc, (FileExistsError, NotADirectoryError)):
             raise DataDirError(str(path), f"{what} can't be created: {exc.strerror or exc}",
                                hint="check the folder's permissions, or pass another --data-dir / --config") from exc
-    blocker = next((p for p in [path, *path.parents] if p.exists() and not p.is_dir()), path)
-    raise DataDirError(str(path), f"{what} can't be created: {blocker} is a file, not a folder",
-                       hint=f"move {blocker} aside (Moka never deletes it), or pass another --data-dir / --config")
+    raise folder_blocked(path, what, "created", file_in_the_way(path) or path)
+
+
+def file_in_the_way(path: Path) -> Path | None:
+    """The file (not folder) at ``path`` or at one of its parents, if there is one."""
+    return next((p for p in [path, *path.parents] if p.exists() and not p.is_dir()), None)
+
+
+def folder_blocked(path: Path, what: str, verb: str, blocker: Path) -> DataDirError:
+    """The error for a folder that can't be ``verb`` (created, read) because ``blocker`` is a file."""
+    return DataDirError(str(path), f"{what} can't be {verb}: {blocker} is a file, not a folder",
+                        hint=f"move {blocker} aside (Moka never deletes it), or pass another --data-dir / --config")

@@ -223,3 +223,45 @@ def test_recording_never_raises_whatever_the_message_holds(tmp_path: Path) -> No
     insp.close()
     assert len(insp.query(limit=100)) == len(odd)
     assert len(list(read_log(tmp_path / "inspector"))) == len(odd)
+
+
+HOSTILE_VALUES: list[object] = [1e20, -1e20, 1e400, -1e400, float("nan"), 2**70, -(2**70), 0, -1, 1e-300, True,
+                                None, "", "yesterday", "\x1b[31m\u202e", [1, [2, [3]]], {"a": {"b": None}},
+                                "x" * 10_000]
+
+
+def test_moka_inspect_survives_any_value_in_any_field(tmp_path: Path) -> None:
+    """Every field of an event, including `time`, holding any JSON value: rc 0, no traceback, in both
+    output forms (R3.11: `"time": 1e20` was an OverflowError traceback in plain `moka inspect`)."""
+    folder = tmp_path / "data" / "inspector"
+    folder.mkdir(parents=True)
+    fields = ["seq", "time", "channel", "direction", "server", "view", "method", "message", "extra"]
+    lines = []
+    for field in fields:
+        for value in HOSTILE_VALUES:
+            ev: dict[str, object] = {"seq": 1, "time": 1700000000.0, "channel": "mcp.rpc", "server": "s",
+                                     "method": "tools/call", "message": {"n": 1}}
+            ev[field] = value
+            lines.append(json.dumps(ev))  # 1e400 and NaN are written as Infinity and NaN, as Python reads them
+    lines.append('{"seq": 2, "time": 1e400, "message": ' + "[" * 500 + "]" * 500 + "}")
+    (folder / "events-2026-01-01.jsonl").write_text("\n".join(lines) + "\n")
+    base = [sys.executable, "-m", "moka_shell", "--config", str(tmp_path / "config.json"),
+            "--data-dir", str(tmp_path / "data"), "inspect", "--limit", "1000"]
+    shown = {}
+    for form in ([], ["--json"]):
+        done = subprocess.run(base + form, capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "PYTHONUTF8": "1"})
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+        shown[bool(form)] = done.stdout.splitlines()
+    assert len(shown[True]) == len(shown[False]) > len(fields)
+    assert any(line.startswith("--:--:--.--- ") for line in shown[False])  # a time no clock can show
+
+
+def test_moka_inspect_names_a_file_where_the_data_dir_should_be(tmp_path: Path) -> None:
+    """A data dir that is a file is said as such, rc 1, not "no events yet" (R3.4's nit)."""
+    data = tmp_path / "data"
+    data.write_text("not a folder")
+    done = subprocess.run([sys.executable, "-m", "moka_shell", "--config", str(tmp_path / "config.json"),
+                           "--data-dir", str(data), "inspect"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert f"{data} is a file, not a folder" in done.stderr and "no events yet" not in done.stderr

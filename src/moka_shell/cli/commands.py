@@ -18,7 +18,7 @@ from moka_shell.core.server_configs import ServerConfigs
 from moka_shell.errors import ServerUnavailableError, UsageError
 from moka_shell.inspector import EventFilter, follow_log, read_tail
 from moka_shell.cli.run import paths_of
-from moka_shell.paths import Paths
+from moka_shell.paths import Paths, file_in_the_way, folder_blocked
 from moka_shell.terminal import line
 
 T = TypeVar("T")
@@ -211,10 +211,19 @@ def call(args: argparse.Namespace) -> int:
 # ---- inspector, keys --------------------------------------------------------------------
 
 
-def _format_event(ev: dict[str, Any]) -> str:
+def _stamp(when: object) -> str:
+    """An event's time as HH:MM:SS.mmm, or a placeholder for a time no clock can show (1e20, inf, NaN)."""
     import time as _t
 
-    stamp = _t.strftime("%H:%M:%S", _t.localtime(ev.get("time", 0))) + f".{int(ev.get('time', 0) * 1000) % 1000:03d}"
+    try:
+        seconds = float(when)  # type: ignore[arg-type]
+        return _t.strftime("%H:%M:%S", _t.localtime(seconds)) + f".{int(seconds * 1000) % 1000:03d}"
+    except (TypeError, ValueError, OverflowError, OSError):  # a log written by hand or by another program
+        return "--:--:--.---"
+
+
+def _format_event(ev: dict[str, Any]) -> str:
+    stamp = _stamp(ev.get("time", 0))
     arrow = {"in": "<-", "out": "->"}.get(ev.get("direction", "-"), "  ")
     who = line(ev.get("server", "")) + (f"/{line(ev['view'])}" if ev.get("view") else "")
     body = json.dumps(ev.get("message"), default=str)
@@ -224,6 +233,8 @@ def _format_event(ev: dict[str, Any]) -> str:
 def inspect(args: argparse.Namespace) -> int:
     """Print stored inspector events, optionally following new ones."""
     folder = paths_of(args).inspector_dir
+    if (blocker := file_in_the_way(folder)) is not None:  # not "no events yet": say what is in the way (R3.4)
+        raise folder_blocked(folder, "the inspector's folder", "read", blocker)
     flt = EventFilter(channel=args.channel, server=args.server)
     # From the end of the newest file backwards: memory is bounded by --limit, not by the log's size.
     events = read_tail(folder, flt.matches, args.limit) if args.limit > 0 else []
