@@ -174,6 +174,7 @@ async def test_an_http_error_shows_its_status_and_body(failing_http: str) -> Non
     try:
         await until(lambda: conn.status == "failed")
         assert "HTTP 500 Internal Server Error from POST /mcp: database is down (try again later)" in (conn.error or "")
+        assert (conn.error or "").count("database is down") == 1, conn.error  # said once, not once per request
         assert "secret-in-query" not in (conn.error or "") and not any("secret" in line for line in conn.stderr)
     finally:
         await mgr.stop_all()

@@ -17,7 +17,7 @@ import httpx2
 from mcp.client.sse import sse_client
 
 from moka_shell.config import ServerConfig
-from moka_shell.core.mcp.http_diagnostics import error_reporter
+from moka_shell.core.mcp.http_guard import ReplyGuard
 from moka_shell.errors import ServerError
 from moka_shell.hookspecs import RegisterTransport, hookimpl
 
@@ -43,7 +43,7 @@ async def _sse_streams(url: str, headers: dict[str, str], errlog: TextIO) -> Asy
     def client(headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None,
                auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
         return httpx2.AsyncClient(headers=headers, auth=auth, timeout=timeout or httpx2.Timeout(CONNECT_SECONDS),
-                                  event_hooks={"response": [error_reporter(errlog, sse=True)]})
+                                  transport=ReplyGuard(errlog, sse=True))
 
     async with sse_client(url, headers=headers or None, timeout=CONNECT_SECONDS, sse_read_timeout=READ_SECONDS,
                           httpx_client_factory=client) as streams:

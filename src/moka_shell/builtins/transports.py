@@ -12,7 +12,8 @@ import httpx2
 from mcp.client.streamable_http import streamable_http_client
 
 from moka_shell.config import SELF_COMMAND, ServerConfig, self_command
-from moka_shell.core.mcp.http_diagnostics import error_reporter
+from moka_shell.core.mcp.http_guard import ReplyGuard
+from moka_shell.core.mcp.stdio_client import MAX_MESSAGE_BYTES
 from moka_shell.core.mcp.oauth.provider import connection_auth, find_sign_in_required, uses_oauth
 from moka_shell.core.mcp.stdio_client import StdioLaunch, stdio_streams
 from moka_shell.errors import ServerError
@@ -70,12 +71,15 @@ class HttpTransport:
 async def _http_streams(url: str, headers: dict[str, str], errlog: TextIO) -> AsyncIterator[Any]:
     # OAuth only acts on a 401; a server given its own Authorization header is left alone.
     auth = connection_auth(url) if uses_oauth(headers) else None
-    # HTTP errors are written to the server's log with their status and body (finding R1.19).
+    # HTTP errors are said with their status and body (finding R1.19), and a reply is read within the
+    # message cap as it arrives (N5b): core/mcp/http_guard.py.
     async with httpx2.AsyncClient(headers=headers or None, timeout=httpx2.Timeout(30.0, read=300.0),
-                                  auth=auth, event_hooks={"response": [error_reporter(errlog)]}) as client:
+                                  auth=auth, transport=ReplyGuard(errlog)) as client:
         try:
-            # UI resources are single inlined HTML files, often over 1 MiB: lift the SSE event cap.
-            async with streamable_http_client(url, http_client=client, max_sse_event_size=None) as streams:
+            # UI resources are single inlined HTML files, often over the SDK's 1 MiB per event: the
+            # cap for one event is the cap for one message, as over stdio.
+            async with streamable_http_client(url, http_client=client,
+                                              max_sse_event_size=MAX_MESSAGE_BYTES) as streams:
                 yield streams
         except Exception as exc:
             # The SDK's task groups wrap it; the supervisor must see "sign-in required" itself.

@@ -7,6 +7,7 @@ a dead connection (``Link.lost``) so the supervisor reconnects.
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import anyio
@@ -21,7 +22,10 @@ from moka_shell.core.mcp.listing import ServerListing
 from moka_shell.core.mcp.progress import CallTracker, progress_for
 from moka_shell.core.mcp.sdk import describe_exception, dump
 from moka_shell.core.mcp.stderr import StderrTail
+from moka_shell.core.mcp.stdio_client import over_the_cap
 from moka_shell.errors import InvalidParamsError, ToolCallError, UnknownToolError
+
+_EVENT_CAP = re.compile(r"Server-sent event exceeded the (\d+) byte limit")
 
 
 class ServerRequests:
@@ -139,21 +143,23 @@ class ServerRequests:
 
     # ---- the guard -------------------------------------------------------------------------
 
-    def _http_note(self) -> str:
-        """The last HTTP error the transport saw (written to the server's log by http_diagnostics)."""
+    def _http_note(self, message: str) -> str:
+        """The last HTTP error the transport saw (written to the server's log by http_guard), unless said."""
         last = self._stderr.last(1)
-        return f" — {last[0]}" if last and last[0].startswith("HTTP ") else ""
+        return f" — {last[0]}" if last and last[0].startswith("HTTP ") and last[0] not in message else ""
 
     async def _guard(self, coro: Any, what: str) -> Any:
         try:
             result = await coro
         except MCPError as exc:
-            if exc.code == types.CONNECTION_CLOSED:
+            message = event_too_large(exc.message)
+            # An event over the cap ends only its own reply stream (the SDK calls it abandoned).
+            if exc.code == types.CONNECTION_CLOSED and message == exc.message:
                 self._link.lost.set()
                 raise ToolCallError(f"{what} on {self.name!r} failed: the server's connection closed "
                                     f"({exc.message}); Moka is reconnecting") from exc
-            raise ToolCallError(f"{what} on {self.name!r} failed: {exc.message} (code {exc.code})"
-                                f"{self._http_note()}") from exc
+            raise ToolCallError(f"{what} on {self.name!r} failed: {message} (code {exc.code})"
+                                f"{self._http_note(message)}") from exc
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
@@ -167,6 +173,14 @@ class ServerRequests:
             self._link.lost.set()
             raise ToolCallError(f"{what} on {self.name!r} failed: {describe_exception(exc)}") from exc
         return [dump(x) for x in result] if isinstance(result, list) else dump(result)
+
+
+def event_too_large(message: str) -> str:
+    """The SDK's "SSE stream failed: Server-sent event exceeded the N byte limit." said as over stdio."""
+    found = _EVENT_CAP.search(message)
+    if found is None:
+        return message
+    return f"the server's reply was {over_the_cap(None, int(found.group(1)))}; Moka dropped it unread"
 
 
 def template_variables(template: str) -> list[str]:

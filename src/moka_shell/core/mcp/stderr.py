@@ -212,7 +212,9 @@ class StderrPipe:
                 pass
         if self.exit_reason and self.exit_reason not in message:
             message += f": {self.exit_reason}"
-        last = [line[:300] for line in self._tail.last(3) if line.strip() and not line.startswith(EXIT_PREFIX)]
+        # Each line once, and not a line the message already says (an HTTP error is both: R1.19).
+        last = [line[:300] for line in dict.fromkeys(self._tail.last(3))
+                if line.strip() and not line.startswith(EXIT_PREFIX) and line[:300] not in message]
         return message + (f" — stderr: {' | '.join(last)}" if last else "")
 
     def _later(self, *call: Any) -> None:

@@ -103,9 +103,15 @@ class _LineReader:
         return (head, size) if head is not None else line
 
 
+def over_the_cap(size: int | None, limit: int) -> str:
+    """'50.0 MiB, over Moka's limit of 32 MiB for one message' (``size`` None: read no further than the cap)."""
+    amount = f"{size / 1048576:.1f} MiB" if size is not None else f"more than {limit / 1048576:g} MiB"
+    return f"{amount}, over Moka's limit of {limit / 1048576:g} MiB for one message"
+
+
 def too_large(head: bytes, size: int, limit: int) -> SessionMessage | StdoutProblem:
     """For a dropped message: an error reply to its request, or a report when it was no reply."""
-    what = f"{size / 1048576:.1f} MiB, over Moka's limit of {limit / 1048576:g} MiB for one message"
+    what = over_the_cap(size, limit)
     found = _ID.search(head)
     if found is None or not (b'"result"' in head or b'"error"' in head):
         return StdoutProblem(f"a message from the server was {what}; it was dropped")
