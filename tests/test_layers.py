@@ -61,6 +61,59 @@ def test_nothing_outside_the_core_assigns_attributes_on_the_app() -> None:
     assert offenders == []
 
 
+def module_files(package: Path, root: Path = SRC.parent) -> dict[str, Path]:
+    """Dotted module name → file, for every module under ``package`` (``root`` holds the top package)."""
+    out = {}
+    for path in modules(package):
+        parts = path.relative_to(root).with_suffix("").parts
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return out
+
+
+def import_cycles(files: dict[str, Path]) -> list[list[str]]:
+    """Import circles among ``files`` (every import counts, TYPE_CHECKING ones too: a circle drawn
+    only for the type checker is still two modules that each need the other)."""
+    graph = {name: sorted(n for n in imported_names(path) if n in files and n != name)
+             for name, path in files.items()}
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(name: str) -> None:
+        state[name] = 1
+        path.append(name)
+        for nxt in graph[name]:
+            if state.get(nxt) == 1:
+                cycles.append(path[path.index(nxt):] + [nxt])
+            elif nxt not in state:
+                visit(nxt)
+        path.pop()
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name)
+    return cycles
+
+
+def test_no_import_circle_in_the_views_or_the_shells() -> None:
+    """core/views and shells/ import one way: no module needs one that needs it back."""
+    assert import_cycles(module_files(SRC / "core" / "views")) == []
+    assert import_cycles(module_files(SRC / "shells")) == []
+
+
+def test_the_circle_finder_finds_a_circle(tmp_path: Path) -> None:
+    """The check above can fail: two modules that import each other (one only for the type checker) are named."""
+    views = tmp_path / "moka_shell" / "core" / "views"
+    views.mkdir(parents=True)
+    (views / "a.py").write_text("from moka_shell.core.views.b import B\n", encoding="utf-8")
+    (views / "b.py").write_text("from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
+                                "    from moka_shell.core.views.a import A\n", encoding="utf-8")
+    (views / "c.py").write_text("from moka_shell.core.views import a\n", encoding="utf-8")
+    assert import_cycles(module_files(views, tmp_path)) == [
+        ["moka_shell.core.views.a", "moka_shell.core.views.b", "moka_shell.core.views.a"]]
+
+
 def test_the_app_holds_no_collaborator_typed_any() -> None:
     """Every attribute MokaApp sets in __init__ has a real type: no `Any` where a type exists."""
     tree = ast.parse((SRC / "core" / "app.py").read_text(encoding="utf-8"))

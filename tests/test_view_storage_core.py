@@ -76,18 +76,18 @@ async def test_scoped_persisted_and_gone_with_the_conversation(paths: Paths) -> 
         app.store.add_view("rec1", cid, "call1", "a", "roll_dice", v1.resource.uri)
         v1.record_id = "rec1"
         await storage_msg(app, v1.id, "session", {"op": "set", "key": "kept", "value": "yes"})
-        assert app.view_host.storage.storage.usage("a")["sessionItems"] == 2
+        assert app.view_host.storage.areas.usage("a")["sessionItems"] == 2
         app.store.delete(cid)
-        assert app.view_host.storage.storage.usage("a")["sessionItems"] == 1  # only the unrecorded view's
+        assert app.view_host.storage.areas.usage("a")["sessionItems"] == 1  # only the unrecorded view's
         await host.close(v3, "closed")  # an unrecorded view's sessionStorage ends with it
         await host.close(v2, "closed")
-        assert app.view_host.storage.storage.usage("a")["localItems"] == 1
+        assert app.view_host.storage.areas.usage("a")["localItems"] == 1
     finally:
         await app.stop()
     app2 = await started(paths)  # a restart: localStorage is still there
     try:
-        assert app2.view_host.storage.storage.usage("a")["localItems"] == 1
-        assert app2.view_host.storage.storage.usage("a")["sessionItems"] == 0  # crash leftovers of unrecorded views
+        assert app2.view_host.storage.areas.usage("a")["localItems"] == 1
+        assert app2.view_host.storage.areas.usage("a")["sessionItems"] == 0  # crash leftovers of unrecorded views
     finally:
         await app2.stop()
 
@@ -98,11 +98,11 @@ async def test_rate_and_batch_bounds(paths: Paths) -> None:
         view = await app.view_host.open_view("a", "roll_dice")
         assert view is not None
         await storage_msg(app, view.id, "local", *({"op": "set", "key": f"k{i}", "value": "v"} for i in range(501)))
-        assert app.view_host.storage.storage.usage("a")["localItems"] == 0  # over the batch limit
-        app.view_host.storage.storage.rate = (200, 3600.0)  # the default count, over an hour: no clock in the test
+        assert app.view_host.storage.areas.usage("a")["localItems"] == 0  # over the batch limit
+        app.view_host.storage.areas.rate = (200, 3600.0)  # the default count, over an hour: no clock in the test
         for i in range(260):
             await storage_msg(app, view.id, "local", {"op": "set", "key": f"r{i}", "value": "v"})
-        assert app.view_host.storage.storage.usage("a")["localItems"] == 200  # the rest came too fast
+        assert app.view_host.storage.areas.usage("a")["localItems"] == 200  # the rest came too fast
         refusals = [e for e in app.inspector.query(limit=10000) if e["message"].get("event") == "storage-refused"]
         assert refusals and not view.problems
     finally:

@@ -14,6 +14,8 @@
     │   ├── SignInError             an OAuth sign-in could not be completed
     │   └── UnknownToolError        no tool of that name on that server (also a KeyError)
     ├── ViewError                   an MCP App view could not be prepared (bad resource, mime type)
+    │   └── ViewOrderError          a step of a view's life out of its order (core/views/view.py)
+    ├── NoConversationsError        this run keeps no conversations (`moka check`, `tools`, `call`)
     ├── BridgeError                 a JSON-RPC error to answer a view or the UI with (carries `code`)
     ├── AgentError                  a model backend problem, shown in the conversation
     │   ├── NeedsKeyError           the backend needs an API key; the message says how to add one
@@ -176,6 +178,21 @@ class UnsafeLinkError(MokaError):
     def __init__(self, url: str, why: str) -> None:
         super().__init__(f"{url[:200]!r} is not an address Moka opens: {why}")
         self.url, self.why = url[:200], why
+
+
+class ViewOrderError(ViewError):
+    """A step of a view's life asked for out of the order ``core/views/view.py`` states (a caller's bug)."""
+
+    rpc_code = -32603
+
+
+class NoConversationsError(MokaError):
+    """This run keeps no conversations: it opened no store (``moka check``, ``tools``, ``call``, ``replay``)."""
+
+    def __init__(self, message: str = "conversations are not available in this mode: this run keeps no "
+                                      "conversation store") -> None:
+        super().__init__(message, hint="`moka check`, `tools`, `call` and `replay` open no store; chat in "
+                                       "`moka` or `moka serve`")
 
 
 class RecordingError(MokaError):

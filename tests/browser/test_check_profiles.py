@@ -62,7 +62,7 @@ def test_a_profile_without_message_refuses_the_demo_button(moka_factory: Any) ->
     spec = load_profile("vscode")
 
     async def use() -> None:
-        moka.app.view_host.profile = spec.profile
+        moka.app.view_host.use_profile(spec.profile)
 
     moka.core.submit(use()).result(5)
     view, frame = open_playground(moka)

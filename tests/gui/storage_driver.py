@@ -44,7 +44,7 @@ def drive(core: Any, window: Any) -> None:
     core.submit(app.servers.wait_ready(timeout=30)).result(40)
     _cid, view, _res = core.submit(host.run_tool("keeper", "remember", {"topic": "qt"})).result(40)
     OUT["boots"].append(next_boot(view, 0))
-    wait(lambda: host.storage.storage.usage("keeper")["localItems"] == 1)
+    wait(lambda: host.storage.areas.usage("keeper")["localItems"] == 1)
     # A sessionStorage change as the view's prelude sends it (the browser tests have the app write it;
     # here the run_js of the main page cannot reach into the view's frame).
     core.submit(_session_write(host, view)).result(10)

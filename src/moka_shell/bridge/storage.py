@@ -29,11 +29,11 @@ class StorageMethods:
 
     async def usage(self, p: Params) -> dict[str, Any]:
         """What a server's views stored: item counts and size (UTF-16 code units), and the quota."""
-        return self.app.view_host.storage.storage.usage(self._server(p))
+        return self.app.view_host.storage.areas.usage(self._server(p))
 
     async def clear(self, p: Params) -> dict[str, Any]:
         """Forget everything a server's views stored; its live views see empty storage at once."""
         server = self._server(p)
         self.app.view_host.storage.clear_server(server)
         self.app.inspector.record("view", {"event": "storage-cleared"}, server=server, method="view/storage")
-        return self.app.view_host.storage.storage.usage(server)
+        return self.app.view_host.storage.areas.usage(server)

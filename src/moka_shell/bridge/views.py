@@ -41,9 +41,9 @@ class ViewMethods:
         elif kind == "container" and isinstance(detail, dict):
             self.host.container_changed(view, detail)
         elif kind == "offscreen":
-            self.host.parking.on_offscreen(view)
+            self.host.offscreen(view)
         elif kind == "onscreen":
-            self.host.parking.on_onscreen(view)
+            self.host.onscreen(view)
         elif kind == "popout-closed" and view.live:
             self.host.set_display_mode(view, "inline")
         return {}

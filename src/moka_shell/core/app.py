@@ -32,6 +32,8 @@ from moka_shell.core.shell import Endpoints, EventShellActions, Mode, ShellActio
 from moka_shell.core.themes import Appearance, ThemeProvider
 from moka_shell.core.views.display import DisplayMode
 from moka_shell.core.views.host import HANDSHAKE_TIMEOUT, ViewHost
+from moka_shell.core.views.ports import NoChat
+from moka_shell.core.views.storage import ViewStorage
 from moka_shell.errors import MokaError, StoreDamagedError, StoreError
 from moka_shell.inspector import Inspector
 from moka_shell.paths import Paths, secure_data_dir
@@ -153,8 +155,6 @@ class MokaApp:
         ``endpoints`` are where the UI and the sandbox are served (the web server's); without
         them views can be created and fed, but no page can load them.
         """
-        if endpoints is not None:
-            self.view_host.endpoints = endpoints
         secure_data_dir(self.paths.data_dir)  # what an older Moka left group- and world-readable (G10)
         wanted = self.config.mcp_servers
         if servers is not None:
@@ -173,18 +173,14 @@ class MokaApp:
                 self.store_problem = StoreDamagedError(
                     f"{exc.message}; showing a read-only copy ({self.store.path.name}): new messages are not saved",
                     hint=exc.hint)
-            if not self.store.read_only:  # a damaged file's copy keeps views' storage in memory
-                try:
-                    self.view_host.storage.storage.attach(self.store.db)
-                except StoreError as exc:  # a full disk at start: views keep their storage in memory
-                    log.warning("%s", exc)
             self.chat = ChatEngine(store=self.store, servers=self.servers, views=self.view_host,
                                    backends=self.backends, config=self.config, emit=self.emit,
                                    inspector=self.inspector, approvals=self.approvals)
-            self.view_host.chat = self.chat
-            self.view_host.retention.records = self.store.view  # parked views read their data back from here
             self.servers.sampler = ServerSampling(chat=self.chat, consent=self.consent.ask, approvals=self.approvals,
                                                   config=self.config, inspector=self.inspector)
+        self.view_host.attach(endpoints=endpoints or Endpoints(), chat=self.chat or NoChat(),
+                              records=self.store.view if self.store else None,  # parked views read back from here
+                              storage=self._view_storage())
         self.problems = [*self.servers.load(wanted), *([self.store_problem] if self.store_problem else [])]
         self.servers.start_all()
         if servers is None and self.config_watch is not None:
@@ -192,6 +188,16 @@ class MokaApp:
         self.loop = asyncio.get_running_loop()
         # On a worker thread with a deadline: a plugin that blocks here is named and skipped.
         await self.plugins.call_each_async("moka_startup", app=self.for_plugins)
+
+    def _view_storage(self) -> ViewStorage:
+        """Views' storage in the store's database; in memory without a store, on a damaged file's
+        read-only copy, or when the disk is full at start."""
+        if self.store is not None and not self.store.read_only:
+            try:
+                return ViewStorage(self.store.db)
+            except StoreError as exc:
+                log.warning("%s", exc)
+        return ViewStorage()
 
     async def stop(self) -> None:
         """Tear down views, stop servers, flush the inspector."""

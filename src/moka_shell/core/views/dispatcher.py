@@ -13,10 +13,11 @@ import json
 import re
 import secrets
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from moka_shell.core.links import open_link_detail
 from moka_shell.core.mcp.progress import CallScope
+from moka_shell.core.mcp.servers import ServerManager
 from moka_shell.core.views.host_context import (
     INLINE_MAX_HEIGHT,
     INLINE_MIN_HEIGHT,
@@ -25,13 +26,13 @@ from moka_shell.core.views.host_context import (
     host_capabilities,
     host_info,
 )
-from moka_shell.core.views.throttle import Throttle
+from moka_shell.core.views.ports import ChatPort, ConsentAsk, HostSide
 from moka_shell.core.views.storage import STORAGE_METHOD
+from moka_shell.core.views.storage_channel import StorageChannel
+from moka_shell.core.views.throttle import Throttle
 from moka_shell.core.views.view import View
 from moka_shell.errors import BridgeError, MokaError, UnsafeLinkError, to_jsonrpc
-
-if TYPE_CHECKING:
-    from moka_shell.core.views.host import ViewHost
+from moka_shell.inspector import Inspector
 
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024
 PROXIED = ("resources/read", "resources/list", "resources/templates/list", "prompts/list")
@@ -48,8 +49,15 @@ def sanitize_filename(name: str) -> str:
 class Dispatcher:
     """Answers view requests and handles view notifications for the ViewHost."""
 
-    def __init__(self, host: ViewHost) -> None:
+    def __init__(self, *, host: HostSide, views: dict[str, View], chat: ChatPort, servers: ServerManager,
+                 inspector: Inspector, consent: ConsentAsk, storage: StorageChannel) -> None:
         self.host = host
+        self._views = views
+        self._chat = chat  # a real chat, or NoChat where this run keeps no conversations
+        self._servers = servers
+        self._inspector = inspector
+        self._consent_ask = consent
+        self._storage = storage
         self.requests: dict[str, Handler] = {
             "ui/initialize": self._initialize,
             "ping": self._ping,
@@ -73,12 +81,12 @@ class Dispatcher:
 
     async def handle(self, view_id: str, message: Any) -> dict[str, Any] | None:
         """Handle one message from a view; returns the reply to post back, if any."""
-        view = self.host.views.get(view_id)
+        view = self._views.get(view_id)
         if view is not None and isinstance(message, dict) and message.get("method") == STORAGE_METHOD \
                 and message.get("id") is None:
             # Moka's own prelude, not the app: handled whatever the view's state (a write may
             # land just after a teardown), never forwarded, never the view's fault.
-            self.host.storage.handle(view, message.get("params"))
+            self._storage.handle(view, message.get("params"))
             return None
         if view is None or not view.live:
             return None
@@ -126,7 +134,7 @@ class Dispatcher:
         return self._reply(view, msg_id, result=result)
 
     def _log_in(self, view: View, message: Any) -> None:
-        self.host.inspector.record("ui.rpc", message, direction="in", server=view.server, view=view.id)
+        self._inspector.record("ui.rpc", message, direction="in", server=view.server, view=view.id)
 
     def _reply(self, view: View, msg_id: Any, *, result: Any = None,
                error: MokaError | None = None) -> dict[str, Any]:
@@ -135,7 +143,7 @@ class Dispatcher:
             reply["error"] = to_jsonrpc(error, with_hint=False)
         else:
             reply["result"] = result if result is not None else {}
-        self.host.inspector.record("ui.rpc", reply, direction="out", server=view.server, view=view.id)
+        self._inspector.record("ui.rpc", reply, direction="out", server=view.server, view=view.id)
         return reply
 
     def _on_response(self, view: View, message: dict[str, Any]) -> None:
@@ -204,7 +212,7 @@ class Dispatcher:
         if self.throttle.admit(view.id, method):
             return True
         if self.throttle.first_drop(view.id, method):
-            self.host.inspector.record("view", {"event": "throttled", "method": method, "reason": (
+            self._inspector.record("view", {"event": "throttled", "method": method, "reason": (
                 f"the view repeats {method} too often; Moka ignores the repeats (logged once)")},
                 server=view.server, view=view.id, method="view/throttled")
         return False
@@ -233,7 +241,7 @@ class Dispatcher:
         name = params.get("name")
         if not isinstance(name, str):
             raise BridgeError(BridgeError.INVALID_PARAMS, "tools/call needs a tool 'name'")
-        conn = self.host.servers.ready(view.server)
+        conn = self._servers.ready(view.server)
         entry = conn.tools.get(name)
         if entry is None:
             raise BridgeError(BridgeError.INVALID_PARAMS,
@@ -246,7 +254,7 @@ class Dispatcher:
             raise BridgeError(BridgeError.INVALID_PARAMS, "tools/call 'arguments' must be an object")
         # Its own scope: a question the server asks during this call is the view's, never a chat card's.
         scope = CallScope(f"{view.id}:{secrets.token_hex(4)}", view.server, name, "view", view.conversation_id)
-        with self.host.servers.calls.scope(scope):
+        with self._servers.calls.scope(scope):
             return await conn.call_tool(name, args)
 
     async def _proxied(self, method: str, view: View, params: dict[str, Any]) -> dict[str, Any]:
@@ -254,7 +262,7 @@ class Dispatcher:
 
     async def handle_proxy(self, view: View, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """resources/* and prompts/list go to the view's own server only."""
-        conn = self.host.servers.ready(view.server)
+        conn = self._servers.ready(view.server)
         return await conn.request(method, params)
 
     async def _message(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
@@ -265,10 +273,7 @@ class Dispatcher:
         if not blocks:
             raise BridgeError(BridgeError.INVALID_PARAMS, "ui/message needs 'content' (a content block or a list)")
         await self._consent(view, "message", {"content": blocks})
-        chat = self.host.chat
-        if chat is None:
-            raise BridgeError(BridgeError.DENIED, "there is no chat to post this message to")
-        await chat.post_app_message(view, blocks)
+        await self._chat.post_app_message(view, blocks)
         return {}
 
     async def _update_model_context(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
@@ -276,8 +281,7 @@ class Dispatcher:
         structured = params.get("structuredContent")
         view.model_context = None if not content and structured is None else \
             {"content": content, **({"structuredContent": structured} if structured is not None else {})}
-        if self.host.chat is not None:
-            self.host.chat.model_context_changed(view)
+        self._chat.model_context_changed(view)
         return {}  # exactly {}: the view validates this strictly
 
     async def _open_link(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
@@ -341,11 +345,11 @@ class Dispatcher:
         return {}
 
     def _sampling_ready(self) -> bool:
-        return self.host.chat is not None and self.host.chat.backend_configured()
+        return self._chat.backend_configured()
 
     def _takes_images(self) -> bool:
         """Does the selected model backend take images (what a view's images would reach)?"""
-        return self._sampling_ready() and "image" in self.host.chat.accepts_media()  # type: ignore[union-attr]
+        return self._sampling_ready() and "image" in self._chat.accepts_media()
 
     async def _sampling(self, view: View, params: dict[str, Any]) -> dict[str, Any]:
         if not self._sampling_ready():
@@ -354,8 +358,7 @@ class Dispatcher:
         await self._consent(view, "sampling", {"messages": params.get("messages"),
                                                **({"systemPrompt": params["systemPrompt"]}
                                                   if isinstance(params.get("systemPrompt"), str) else {})})
-        assert self.host.chat is not None  # checked by _sampling_ready
-        return await self.host.chat.sample(params)
+        return await self._chat.sample(params)
 
     async def _consent(self, view: View, action: str, detail: dict[str, Any]) -> None:
         if not await self._ask(view, action, detail):
@@ -368,7 +371,7 @@ class Dispatcher:
             return False
         self._asking.add(key)
         try:
-            return await self.host.consent(action, view.server, detail)
+            return await self._consent_ask(action, view.server, detail)
         finally:
             self._asking.discard(key)
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import urllib.parse
+from typing import TYPE_CHECKING, Any
 
 from moka_shell.core.shell import Endpoints
 from moka_shell.core.views.scheme import SCHEME_PRELUDE
+
+if TYPE_CHECKING:
+    from moka_shell.core.views.view import View
 
 # Prepended to every view document: reports errors (with their stacks), console.error lines
 # (at most 200 reports a document) and CSP violations to the host as
@@ -57,3 +61,18 @@ def proxy_url(endpoints: Endpoints, view_id: str, key: str, allow: str) -> str:
 def popout_url(endpoints: Endpoints, view_id: str) -> str:
     """The host-origin page that shows one view alone (pop-out windows, ``moka check``)."""
     return f"{endpoints.host_origin}/?" + urllib.parse.urlencode({"token": endpoints.token, "view": view_id})
+
+
+def mount_data(view: View, wire_mode: str, proxy: str) -> dict[str, Any]:
+    """The ``view.created`` payload: everything the UI needs to mount the view (its proxy at ``proxy``)."""
+    data: dict[str, Any] = {
+        "viewId": view.id, "server": view.server, "tool": view.tool.name, "callId": view.call_id,
+        "title": view.tool.title or view.tool.name, "proxyUrl": proxy, "allow": view.policy.allow,
+        "displayMode": view.display_mode, "wireMode": wire_mode, "state": view.state,
+        "prefersBorder": view.resource.ui_meta.get("prefersBorder", None),
+    }
+    for key, value in (("conversationId", view.conversation_id), ("messageId", view.message_id),
+                       ("recordId", view.record_id), ("height", view.height), ("failure", view.failure)):
+        if value:
+            data[key] = value
+    return {k: v for k, v in data.items() if v is not None}

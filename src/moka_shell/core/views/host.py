@@ -9,17 +9,20 @@ from typing import Any
 
 from moka_shell.core.mcp.servers import ServerManager
 from moka_shell.core.shell import Emit, Endpoints, Mode, ShellActions
+from moka_shell.core.views.csp import ViewPolicy
+from moka_shell.core.views.delivery import Delivery
 from moka_shell.core.views.dispatcher import Dispatcher
 from moka_shell.core.views.display import DisplayMode
-from moka_shell.core.views.document import inject_prelude, popout_url, proxy_url
+from moka_shell.core.views.document import inject_prelude, mount_data, popout_url, proxy_url
 from moka_shell.core.views.host_context import build_host_context, with_extras
+from moka_shell.core.views.own_origins import view_policy
 from moka_shell.core.views.parking import Parking
+from moka_shell.core.views.permissions import DevicePermissions
 from moka_shell.core.views.ports import ChatPort, ConsentAsk, HostContextHook
-from moka_shell.core.views.retention import Retention
+from moka_shell.core.views.profile import HostProfile
+from moka_shell.core.views.retention import RecordReader, Retention
 from moka_shell.core.views.storage import ViewStorage
 from moka_shell.core.views.storage_channel import StorageChannel
-from moka_shell.core.views.own_origins import view_policy
-from moka_shell.core.views.profile import HostProfile
 from moka_shell.core.views.view import View, notification
 from moka_shell.errors import BridgeError, MokaError, ViewError
 from moka_shell.inspector import Inspector
@@ -30,7 +33,11 @@ TEARDOWN_TIMEOUT = 3.0
 
 
 class ViewHost:
-    """Creates views for UI tools and is the only place that sends anything to a view."""
+    """Creates views for UI tools, feeds them in order (through its ``Delivery``) and tears them down.
+
+    Built with what never changes in a run; ``attach`` (called once, by ``MokaApp.start``) adds what
+    the start decides: where pages load views, the chat and the store's records and storage.
+    """
 
     def __init__(self, *, servers: ServerManager, inspector: Inspector, emit: Emit,
                  display_modes: dict[str, Registered[DisplayMode]], theme: Callable[[], dict[str, Any]],
@@ -40,23 +47,56 @@ class ViewHost:
         self.inspector = inspector
         self.emit = emit
         self.display_modes = display_modes
-        self.consent = consent
-        self.endpoints = Endpoints()  # set by MokaApp.start, once the web server has its ports
-        self.chat: ChatPort | None = None  # set by MokaApp when conversations are stored
-        self.profile: HostProfile | None = None  # `moka check --profile`: what Moka advertises, never its rules
+        self._consent = consent
         self._theme = theme
         self._host_context_hook = host_context_hook
         self._actions = actions
         self._mode = mode
+        self._profile: HostProfile | None = None  # `moka check --profile`: what Moka advertises, never its rules
         self.views: dict[str, View] = {}
         self.viewport: dict[str, Any] = {"width": 760, "height": 700}
         self.client: dict[str, Any] = {}
         self.handshake_timeout = handshake_timeout
         self._watchers: set[asyncio.Task[None]] = set()
-        self.parking = Parking(self)
-        self.retention = Retention(self)  # what ended or parked views let go of (memory plateau, R5.3)
-        self.storage = StorageChannel(self, ViewStorage())
-        self.dispatcher = Dispatcher(self)
+        self.delivery = Delivery(views=self.views, inspector=inspector, emit=emit)
+        self.send = self.delivery.send  # the one way a message reaches a view
+        self.request = self.delivery.request
+        self.parking = Parking(self.views)
+        self.permissions = DevicePermissions(consent)
+        # What the start decides (``attach``): the web server's origins, the chat, the store.
+        self.endpoints = Endpoints()
+        self.retention: Retention
+        self.storage: StorageChannel
+        self.dispatcher: Dispatcher
+
+    def attach(self, *, endpoints: Endpoints, chat: ChatPort, records: RecordReader | None,
+               storage: ViewStorage) -> None:
+        """``MokaApp.start``'s one wiring step, before any view exists: where pages load views
+        (``endpoints``), the chat views talk to (``NoChat`` where no conversations are kept), the
+        store's view records a parked view reads back (None: nothing is stored) and views' storage."""
+        self.endpoints = endpoints
+        self.retention = Retention(self.views, self.parking, records)  # memory plateau (R5.3)
+        self.storage = StorageChannel(storage, self.delivery, self.inspector)
+        self.dispatcher = Dispatcher(host=self, views=self.views, chat=chat, servers=self.servers,
+                                     inspector=self.inspector, consent=self._consent, storage=self.storage)
+
+    @property
+    def profile(self) -> HostProfile | None:
+        """The host profile in use (``moka check --profile``), if any."""
+        return self._profile
+
+    def use_profile(self, profile: HostProfile | None) -> None:
+        """Advertise to the next views as ``profile``'s host does (None: as Moka does)."""
+        self._profile = profile
+
+    def provide_storage(self, provided: bool) -> None:
+        """``moka check --no-storage`` (False): views get what an opaque origin gives, storage that throws."""
+        self.storage.provided = provided
+
+    def page_reported(self, client: dict[str, Any], viewport: dict[str, Any]) -> None:
+        """The page's locale, time zone, input kinds and window size (``app.hello``), for host contexts."""
+        self.client.update(client)
+        self.viewport.update(viewport)
 
     # ---- creating views ---------------------------------------------------------------------
 
@@ -71,7 +111,7 @@ class ViewHost:
         resource = await conn.ui_resource(entry.resource_uri)
         allow_eval = bool((conn.config.model_extra or {}).get("allowUnsafeEval", False))
         view_id = "v" + secrets.token_hex(6)
-        policy = await view_policy(self, server, resource.ui_meta, view_id, allow_eval)  # vetted, devices asked
+        policy = await self.policy(server, resource.ui_meta, view_id, allow_eval=allow_eval)
         view = View(id=view_id, server=server, tool=entry, call_id=call_id or "c" + secrets.token_hex(6),
                     resource=resource, policy=policy, conversation_id=conversation_id, message_id=message_id,
                     record_id=record_id)
@@ -99,18 +139,7 @@ class ViewHost:
 
     def describe(self, view: View) -> dict[str, Any]:
         """The ``view.created`` payload: everything the UI needs to mount the view."""
-        mode = self.display_modes[view.display_mode].obj
-        data: dict[str, Any] = {
-            "viewId": view.id, "server": view.server, "tool": view.tool.name, "callId": view.call_id,
-            "title": view.tool.title or view.tool.name, "proxyUrl": self.proxy_url(view), "allow": view.policy.allow,
-            "displayMode": view.display_mode, "wireMode": mode.wire_mode, "state": view.state,
-            "prefersBorder": view.resource.ui_meta.get("prefersBorder", None),
-        }
-        for key, value in (("conversationId", view.conversation_id), ("messageId", view.message_id),
-                           ("recordId", view.record_id), ("height", view.height), ("failure", view.failure)):
-            if value:
-                data[key] = value
-        return {k: v for k, v in data.items() if v is not None}
+        return mount_data(view, self.display_modes[view.display_mode].obj.wire_mode, self.proxy_url(view))
 
     def proxy_url(self, view: View) -> str:
         """Where the UI loads this view's sandbox proxy (the sandbox origin)."""
@@ -124,113 +153,66 @@ class ViewHost:
         view.mark("document")
         return inject_prelude(view.resource.html, self.storage.script(view)), view.policy.header
 
+    async def policy(self, server: str, ui_meta: dict[str, Any] | None, view_id: str, *,
+                     allow_eval: bool) -> ViewPolicy:
+        """A new view's policy: its declarations vetted against Moka's origins, its devices asked for."""
+        return await view_policy(self.endpoints, self.permissions, server, ui_meta, view_id, allow_eval)
+
     async def _watch_handshake(self, view: View, key: str) -> None:
         await asyncio.sleep(self.handshake_timeout)
         if view.key == key and view.state == "loading" and not view.initialized:
-            got_init = "initialize" in view.timings
-            reason = (f"the view did not finish the MCP Apps handshake within {self.handshake_timeout:g} s "
-                      + ("(ui/initialize was answered, but ui/notifications/initialized never came)" if got_init
-                         else "(no ui/initialize arrived: the app's script did not start or could not reach Moka)"))
-            if view.problems:
-                reason += "; before that, " + "; ".join(view.problems[:3])
-            # An app that needs eval() fails exactly like this; the card offers the server's opt-in.
-            tried_eval = any("eval()" in w for w in view.warnings)
-            if tried_eval:
-                reason += "; it tried eval(), which Moka's view policy blocks unless the server allows it"
-            self.fail(view, reason, {"needsEval": True, "server": view.server} if tried_eval else None)
+            self.fail(view, *view.handshake_missed(self.handshake_timeout))
 
-    # ---- feeding views ----------------------------------------------------------------------
-
-    def send(self, view: View, message: dict[str, Any]) -> None:
-        """Deliver a host → view message, queued until the view is initialized."""
-        if not view.live:
-            return
-        if not view.initialized:
-            view.queue.append(message)
-            return
-        self._post(view, message)
-
-    def _post(self, view: View, message: dict[str, Any]) -> None:
-        self.inspector.record("ui.rpc", message, direction="out", server=view.server, view=view.id)
-        self.emit("view.post", {"viewId": view.id, "message": message})
+    # ---- feeding views (the order rules are the View's; what is sent when is here) ----------
 
     def on_initialized(self, view: View) -> None:
         """The view finished its handshake: replay input and result, then flush the queue."""
-        view.initialized = True
-        view.state = "ready"
+        view.handshake_done()
         view.mark("initialized")
-        self.parking.enforce()
+        self._park_excess()
         self.emit("view.status", {"viewId": view.id, "state": "ready"})
-        for msg in view.data_messages():
-            self._post(view, msg)
-            view.mark("input_sent" if msg["method"].endswith("tool-input") else "result_sent")
-        queued, view.queue = view.queue, []
-        for msg in queued:
-            self._post(view, msg)
+        self.delivery.flush(view)
 
     def set_partial(self, view: View, arguments: dict[str, Any]) -> None:
         """Streamed, repaired arguments: only before tool-input, only to an initialized view."""
         if view.arguments is None and view.initialized and view.live:
-            self._post(view, notification("ui/notifications/tool-input-partial", {"arguments": arguments}))
+            self.delivery.post(view, notification("ui/notifications/tool-input-partial", {"arguments": arguments}))
 
     def set_input(self, view: View, arguments: dict[str, Any]) -> None:
         """The complete arguments (sent once; replayed on a new handshake)."""
-        if view.arguments is not None:
-            return
-        view.arguments = arguments
-        if view.initialized and view.live:
-            self._post(view, notification("ui/notifications/tool-input", {"arguments": arguments}))
+        if view.give_input(arguments) and view.initialized and view.live:
+            self.delivery.post(view, notification("ui/notifications/tool-input", {"arguments": arguments}))
             view.mark("input_sent")
 
     def set_result(self, view: View, result: dict[str, Any]) -> None:
         """The tool's result (after tool-input)."""
-        if view.result is not None or view.cancelled is not None:
+        if not view.give_result(result):
             return
-        view.result = result
         view.mark("result_ready")
-        if view.initialized and view.live and view.arguments is not None:
-            self._post(view, notification("ui/notifications/tool-result", result))
+        if view.initialized and view.live:
+            self.delivery.post(view, notification("ui/notifications/tool-result", result))
             view.mark("result_sent")
 
     def cancel(self, view: View, reason: str) -> None:
-        """The call failed or was stopped: the view gets tool-cancelled."""
-        if view.result is not None or view.cancelled is not None:
+        """The call failed or was stopped: the view gets tool-cancelled (after an empty input if none came)."""
+        if view.ended:
             return
-        view.cancelled = reason
-        if view.initialized and view.live:
-            if view.arguments is None:
-                view.arguments = {}
-                self._post(view, notification("ui/notifications/tool-input", {"arguments": {}}))
-            self._post(view, notification("ui/notifications/tool-cancelled", {"reason": reason}))
+        told = view.initialized and view.live
+        if told and view.give_input({}):
+            self.delivery.post(view, notification("ui/notifications/tool-input", {"arguments": {}}))
+        view.give_cancelled(reason)
+        if told:
+            self.delivery.post(view, notification("ui/notifications/tool-cancelled", {"reason": reason}))
 
     def fail(self, view: View, reason: str, detail: dict[str, Any] | None = None) -> None:
         """Replace the view with an error card that says why."""
-        if view.state in ("failed", "closed"):
+        if not view.fail(reason):
             return
-        view.state = "failed"
-        view.failure = reason
         self.inspector.record("view", {"event": "failed", "reason": reason, "detail": detail or {}},
-                                  server=view.server, view=view.id, method="view/failed")
+                              server=view.server, view=view.id, method="view/failed")
         self.emit("view.failed", {"viewId": view.id, "reason": reason, "detail": detail or {}})
-        self._drop_inflight(view)
+        self.delivery.drop_inflight(view)
         self.retention.settled(view)
-
-    async def request(self, view: View, method: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
-        """A host → view request; raises BridgeError on an error reply or a timeout."""
-        rid = view.new_request_id()
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        view.pending[rid] = fut
-        self.send(view, {"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
-        try:
-            reply = await asyncio.wait_for(fut, timeout)
-        except asyncio.TimeoutError:
-            raise BridgeError(BridgeError.INTERNAL_ERROR, f"the view did not answer {method} within {timeout:g} s")
-        finally:
-            view.pending.pop(rid, None)
-        if "error" in reply:
-            err = reply["error"] if isinstance(reply["error"], dict) else {}
-            raise BridgeError(int(err.get("code", -32603)), str(err.get("message", "error")))
-        return reply.get("result") or {}
 
     # ---- running tools ----------------------------------------------------------------------
 
@@ -272,12 +254,12 @@ class ViewHost:
     def host_context(self, view: View) -> dict[str, Any]:
         """The view's full hostContext right now (the core's keys, then what plugins added)."""
         ctx = with_extras(self._core_context(view), view.context_extras)
-        return self.profile.context(ctx) if self.profile else ctx
+        return self._profile.context(ctx) if self._profile else ctx
 
     def available_wire_modes(self) -> list[str]:
         """Wire modes some registered display mode provides."""
         modes: list[str] = sorted({r.obj.wire_mode for r in self.display_modes.values()})
-        return self.profile.wire_modes(modes) if self.profile else modes
+        return self._profile.wire_modes(modes) if self._profile else modes
 
     def _viewport_for(self, view: View, fixed: bool) -> dict[str, Any]:
         if fixed:
@@ -322,7 +304,7 @@ class ViewHost:
         """Send the new theme and styles to every live view."""
         theme = self._theme()
         params = {"theme": theme["resolved"], "styles": {"variables": theme["variables"]}}
-        params = self.profile.styles(params) if self.profile else params
+        params = self._profile.styles(params) if self._profile else params
         for view in list(self.views.values()):
             if view.live:
                 self.send(view, notification("ui/notifications/host-context-changed", params))
@@ -336,15 +318,11 @@ class ViewHost:
                 await self.request(view, "ui/resource-teardown", {"reason": reason}, TEARDOWN_TIMEOUT)
             except BridgeError:
                 pass  # most views answer -32601 or never: an error means go ahead
-        self._drop_inflight(view)
-        view.state = "parked" if park else "closed"
-        view.parking = False
-        view.initialized = False
-        view.key = secrets.token_urlsafe(18)  # the old frame's document URL stops working
-        view.app_tools = []
+        self.delivery.drop_inflight(view)
+        view.end(park=park)
         view.mark("closed")
         self.inspector.record("view", {"event": "parked" if park else "closed", "reason": reason},
-                                  server=view.server, view=view.id, method=f"view/{view.state}")
+                              server=view.server, view=view.id, method=f"view/{view.state}")
         self.emit("view.status", {"viewId": view.id, "state": view.state})
         if not park:
             self.storage.forget(view)
@@ -355,20 +333,30 @@ class ViewHost:
         """Bring back a parked view: a new frame, then input and result replayed."""
         if view.state != "parked":
             return
-        view.state = "loading"
+        view.remount()
         self.retention.restore(view)
         view.timings = {}
         view.mark("created")
         self._announce(view)
         self._watch(view)
 
-    def _drop_inflight(self, view: View) -> None:
-        for task in view.inflight.values():
-            task.cancel()
-        view.inflight.clear()
-        for fut in view.pending.values():
-            if not fut.done():
-                fut.set_result({"error": {"code": -32603, "message": "view closed"}})
+    # ---- many views ----------------------------------------------------------------------------
+
+    def offscreen(self, view: View) -> None:
+        """A view's card left the screen: it may be parked."""
+        self.parking.offscreen(view)
+        self._park_excess()
+
+    def onscreen(self, view: View) -> None:
+        """A view's card is back on screen: remount it if it was parked."""
+        self.parking.onscreen(view)
+        self.remount(view)
+        self._park_excess()
+
+    def _park_excess(self) -> None:
+        for victim in self.parking.victims():
+            victim.begin_parking()
+            asyncio.get_running_loop().create_task(self.close(victim, "scrolled out of view", park=True))
 
     def open_link(self, url: str) -> None:
         """Open a link outside Moka (the shell decides how)."""

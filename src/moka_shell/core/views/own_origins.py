@@ -9,15 +9,12 @@ view's problems say so; a specific local port (a dev server) is still allowed.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from moka_shell.core.shell import Endpoints
 from moka_shell.core.views.csp import ViewPolicy, build_policy
-from moka_shell.core.views.permissions import confirm_permissions
+from moka_shell.core.views.permissions import DevicePermissions
 from moka_shell.core.views.reports import report_uri
-
-if TYPE_CHECKING:
-    from moka_shell.core.views.host import ViewHost
 
 _CSP_KEYS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomains")
 _LOOPBACK_ANY_PORT = re.compile(r"^(https?|wss?)://(127\.0\.0\.1|localhost|\[::1\])(:\*)?/?$", re.I)
@@ -58,12 +55,13 @@ def without_own_origins(ui_meta: dict[str, Any] | None, endpoints: Endpoints,
     return {**(ui_meta or {}), "csp": cleaned}
 
 
-async def view_policy(host: ViewHost, server: str, ui_meta: dict[str, Any] | None, view_id: str,
-                      allow_eval: bool) -> ViewPolicy:
-    """A new view's policy: its declarations vetted, its report URL keyed, its devices asked for."""
+async def view_policy(endpoints: Endpoints, permissions: DevicePermissions, server: str,
+                      ui_meta: dict[str, Any] | None, view_id: str, allow_eval: bool) -> ViewPolicy:
+    """A new view's policy: its declarations vetted against Moka's ``endpoints``, its report URL keyed,
+    its devices asked for (``permissions``)."""
     refused: list[str] = []
-    policy = build_policy(without_own_origins(ui_meta, host.endpoints, refused), report_uri=report_uri(view_id),
+    policy = build_policy(without_own_origins(ui_meta, endpoints, refused), report_uri=report_uri(view_id),
                           allow_eval=allow_eval)
     policy.rejected[:0] = refused
-    await confirm_permissions(host, server, policy)  # the person grants device access, not the declaration
+    await permissions.confirm(server, policy)  # the person grants device access, not the declaration
     return policy

@@ -8,30 +8,30 @@ problem list says so.
 
 from __future__ import annotations
 
-import weakref
-from typing import TYPE_CHECKING
-
 from moka_shell.core.views.csp import ViewPolicy
+from moka_shell.core.views.ports import ConsentAsk
 
-if TYPE_CHECKING:
-    from moka_shell.core.views.host import ViewHost
-
-# Per ViewHost (one per run): (server, permissions) -> the person's answer.
-_ANSWERS: weakref.WeakKeyDictionary[ViewHost, dict[tuple[str, frozenset[str]], bool]] = weakref.WeakKeyDictionary()
+MAX_ANSWERS = 1000  # (server, permission set) answers kept; past that they are asked again
 
 
-async def confirm_permissions(host: ViewHost, server: str, policy: ViewPolicy) -> None:
-    """Ask once per server and permission set; strip the frames' ``allow`` on a no."""
-    if not policy.allow:
-        return
-    wanted = frozenset(policy.permissions)
-    answers = _ANSWERS.setdefault(host, {})
-    if (server, wanted) not in answers:
-        if len(answers) > 1000:
-            answers.clear()
-        answers[(server, wanted)] = bool(await host.consent("permissions", server,
-                                                            {"permissions": sorted(wanted)}))
-    if not answers[(server, wanted)]:
-        policy.rejected.append("permissions " + ", ".join(sorted(wanted)) + " were not granted by the person")
-        policy.allow = ""
-        policy.permissions = {}
+class DevicePermissions:
+    """The person's answers about devices, per server and permission set, for one run."""
+
+    def __init__(self, consent: ConsentAsk) -> None:
+        self._consent = consent
+        self.answers: dict[tuple[str, frozenset[str]], bool] = {}
+
+    async def confirm(self, server: str, policy: ViewPolicy) -> None:
+        """Ask once per server and permission set; strip the frames' ``allow`` on a no."""
+        if not policy.allow:
+            return
+        wanted = frozenset(policy.permissions)
+        if (server, wanted) not in self.answers:
+            if len(self.answers) > MAX_ANSWERS:
+                self.answers.clear()
+            self.answers[(server, wanted)] = bool(await self._consent("permissions", server,
+                                                                      {"permissions": sorted(wanted)}))
+        if not self.answers[(server, wanted)]:
+            policy.rejected.append("permissions " + ", ".join(sorted(wanted)) + " were not granted by the person")
+            policy.allow = ""
+            policy.permissions = {}

@@ -15,11 +15,10 @@ import ctypes
 import sys
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from moka_shell.core.views.host import ViewHost
-    from moka_shell.core.views.view import View
+from moka_shell.core.views.parking import Parking
+from moka_shell.core.views.view import View
 
 RELEASE_AFTER = 10.0  # seconds between a view ending (with its call over) and its data going
 MAX_ENDED = 256  # ended views still known by id
@@ -30,13 +29,15 @@ RecordReader = Callable[[str], "dict[str, Any] | None"]  # the store's view reco
 
 
 class Retention:
-    """When each view's data may go, for one view host."""
+    """When each view's data may go, for one view host (the view itself lets go: ``View.release``)."""
 
-    def __init__(self, host: ViewHost, release_after: float = RELEASE_AFTER, max_ended: int = MAX_ENDED) -> None:
-        self._host = host
+    def __init__(self, views: dict[str, View], parking: Parking, records: RecordReader | None,
+                 release_after: float = RELEASE_AFTER, max_ended: int = MAX_ENDED) -> None:
+        self._views = views
+        self._parking = parking
+        self._records = records  # None: this run stores no conversations, so nothing can be read back
         self.release_after = release_after
         self.max_ended = max_ended
-        self.records: RecordReader | None = None  # set when conversations are stored
         self._ended: deque[str] = deque()
         self._trim = _malloc_trim()
         self._trim_pending = False
@@ -59,34 +60,22 @@ class Retention:
 
     def restore(self, view: View) -> None:
         """A parked view comes back: read its input and result again from the store."""
-        if not view.released:
-            return
-        view.released = False
-        rec = self.records(view.record_id) if self.records and view.record_id else None
-        if rec is None:
-            view.cancelled = view.cancelled or "This view's data is no longer stored."
-            return
-        view.arguments = rec.get("arguments")
-        view.result = rec.get("result")
-        view.cancelled = rec.get("cancelled") or view.cancelled
+        if view.released:
+            view.restore(self._records(view.record_id) if self._records and view.record_id else None)
 
     def _release(self, view: View) -> None:
         if view.released:
             return
-        if view.result is None and view.cancelled is None:
+        if not view.ended:
             if view.state in ("closed", "failed", "parked"):
                 self._later(view)  # the call still runs and its owner will read the result: look again later
             return
         if view.state == "parked":
-            if not (view.record_id and self.records):
+            if not (view.record_id and self._records):
                 return  # nothing else has its data: it must stay to be mounted again
         elif view.state not in ("closed", "failed"):
             return  # mounted again meanwhile
-        view.arguments = None
-        view.result = None
-        view.queue = []
-        view.app_tools = []
-        view.released = True
+        view.release()
         self._trim_soon()
 
     def _trim_soon(self) -> None:
@@ -107,14 +96,14 @@ class Retention:
             trim()
 
     def _forget_oldest(self) -> None:
-        views = self._host.views
+        views = self._views
         excess = len(self._ended) - self.max_ended
         for _ in range(max(0, excess)):
             vid = self._ended.popleft()
             view = views.get(vid)
             if view is not None and view.state in ("closed", "failed") and not view.pending and not view.inflight:
                 del views[vid]
-                self._host.parking.offscreen_since.pop(vid, None)
+                self._parking.forget(vid)
             elif view is not None and view.state in ("closed", "failed"):
                 self._ended.append(vid)  # still answering something: try again later
 

@@ -74,22 +74,19 @@ class Snapshot:
 class ViewStorage:
     """The storage areas of every server and view, in SQLite (the store's, or a private one)."""
 
-    def __init__(self) -> None:
-        # Until the conversation store is attached (or for good, in `moka check`), a private
-        # in-memory database: the same code path, nothing written to disk.
-        self.db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-        self.db.executescript(TABLES_SQL)
-        self.persistent = False
+    def __init__(self, db: sqlite3.Connection | None = None) -> None:
+        """The conversation store's database (migration 3 made the tables), or none: then a private
+        in-memory one (``moka check``, ``tools``, ``call``; a damaged store's read-only copy), the same
+        code path with nothing written to disk."""
+        if db is None:
+            db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            db.executescript(TABLES_SQL)
+        else:
+            # A crash may have left sessionStorage of views no conversation kept.
+            db.execute("DELETE FROM view_session_storage WHERE scope LIKE 'v:%'")
+        self.db = db
         self._rates: dict[str, deque[float]] = {}
         self.rate = (MAX_MESSAGES_PER_WINDOW, RATE_WINDOW)  # messages per seconds, per view
-        self.disabled = False  # `moka check --no-storage`: views see what an opaque origin gives
-
-    def attach(self, db: sqlite3.Connection) -> None:
-        """Use the conversation store's database (migration 3 made the tables)."""
-        self.db = db
-        self.persistent = True
-        # A crash may have left sessionStorage of views no conversation kept.
-        db.execute("DELETE FROM view_session_storage WHERE scope LIKE 'v:%'")
 
     # ---- reading ------------------------------------------------------------------------------
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import sqlite3
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from moka_shell.core.views.delivery import Delivery
 from moka_shell.core.views.storage import (
     CHANGED_METHOD,
     MAX_OPS_PER_MESSAGE,
@@ -20,22 +21,21 @@ from moka_shell.core.views.storage import (
     units,
 )
 from moka_shell.core.views.storage_prelude import storage_script
-from moka_shell.core.views.view import notification
+from moka_shell.core.views.view import View, notification
+from moka_shell.inspector import Inspector
 
 MAX_KEPT_SNAPSHOT = 1024 * 1024  # units of one view's starting storage kept for its recording
 MAX_KEPT_VIEWS = 64
-
-if TYPE_CHECKING:
-    from moka_shell.core.views.host import ViewHost
-    from moka_shell.core.views.view import View
 
 
 class StorageChannel:
     """Receives a view's storage changes and tells the server's other views about them."""
 
-    def __init__(self, host: ViewHost, storage: ViewStorage) -> None:
-        self._host = host
-        self.storage = storage
+    def __init__(self, areas: ViewStorage, delivery: Delivery, inspector: Inspector) -> None:
+        self.areas = areas  # the stored items themselves (SQLite)
+        self._delivery = delivery
+        self._inspector = inspector
+        self.provided = True  # False: `moka check --no-storage`, views see what an opaque origin gives
         self.touched: dict[str, set[str]] = {}  # view id -> areas it used ("local", "session")
         self.denied: dict[str, set[str]] = {}  # view id -> areas it reached for with storage off
         # What each view's first document carried, for recordings (the newest views, small ones whole).
@@ -43,10 +43,10 @@ class StorageChannel:
 
     def script(self, view: View) -> str:
         """The storage prelude for this view's document, with its values in it."""
-        if self.storage.disabled:
+        if not self.provided:
             return storage_script({"off": True})
         try:
-            snap = self.storage.snapshot(view)
+            snap = self.areas.snapshot(view)
         except sqlite3.Error as exc:  # the view still loads, with empty storage, and the Inspector says why
             self._warn(view, f"its storage could not be read ({exc}); the view starts with none")
             snap = Snapshot([], [], 0, 0)
@@ -61,8 +61,8 @@ class StorageChannel:
 
     def at_start(self, view: View) -> dict[str, Any]:
         """The storage the view started with (a recording replays from it)."""
-        return self._at_start.get(view.id) or {"local": self.storage.items(view, "local"),
-                                               "session": self.storage.items(view, "session")}
+        return self._at_start.get(view.id) or {"local": self.areas.items(view, "local"),
+                                               "session": self.areas.items(view, "session")}
 
     def handle(self, view: View, params: Any) -> None:
         """One ``moka/storage`` notification from ``view``."""
@@ -76,7 +76,7 @@ class StorageChannel:
         self.touched.setdefault(view.id, set()).add(area)
         if not isinstance(ops, list) or not ops:
             return self._log(view, area, "used", 0)
-        if self.storage.disabled:
+        if not self.provided:
             return
         if len(ops) > MAX_OPS_PER_MESSAGE or not all(isinstance(op, dict) for op in ops):
             return self._refuse(view, area, f"a storage batch of {len(ops)} changes is over Moka's limit of "
@@ -84,52 +84,49 @@ class StorageChannel:
         size = sum(units(str(op.get("key", ""))) + units(str(op.get("value", ""))) for op in ops)
         if size > 2 * QUOTA:
             return self._refuse(view, area, f"a storage batch of {size} units is over twice the quota")
-        if not self.storage.allowed(view):
+        if not self.areas.allowed(view):
             return self._refuse(view, area, "the view writes storage faster than Moka accepts")
         try:
-            changes, refusal = self.storage.apply(view, area, ops)
+            changes, refusal = self.areas.apply(view, area, ops)
         except sqlite3.Error as exc:  # a full disk, a read-only copy of a damaged store
             changes, refusal = [], f"the database refused it ({exc})"
         if refusal:
             return self._refuse(view, area, refusal)
         self._log(view, area, "changed", len(changes), keys=[c.get("key") for c in changes[:20]])
         if area == "local" and changes:
-            for other in list(self._host.views.values()):
-                if other is not view and other.server == view.server and other.live:
-                    self._host.send(other, notification(CHANGED_METHOD, {"area": "local", "changes": changes}))
+            self._delivery.to_server(view.server, notification(CHANGED_METHOD, {"area": "local", "changes": changes}),
+                                     but=view)
 
     def forget(self, view: View) -> None:
         """A view closed for good."""
         self.touched.pop(view.id, None)
         self.denied.pop(view.id, None)
         try:
-            self.storage.forget_view(view)
+            self.areas.forget_view(view)
         except sqlite3.Error:
             pass  # its sessionStorage stays until the next start, which clears unrecorded views' anyway
 
     def clear_server(self, server: str) -> None:
         """Clear a server's storage, and tell its live views their copies are empty now."""
-        self.storage.clear_server(server)
-        for view in list(self._host.views.values()):
-            if view.server == server and view.live:
-                for area in ("local", "session"):
-                    self._host.send(view, notification(CHANGED_METHOD, {"area": area, "reset": []}))
+        self.areas.clear_server(server)
+        for area in ("local", "session"):
+            self._delivery.to_server(server, notification(CHANGED_METHOD, {"area": area, "reset": []}))
 
     def _refuse(self, view: View, area: Area, reason: str) -> None:
         # The view's copy now differs from what is stored: send it the stored items back.
         self._warn(view, f"{area}Storage change refused: {reason}")
         try:
-            items = self.storage.items(view, area)
+            items = self.areas.items(view, area)
         except sqlite3.Error:
             return  # nothing to read back either; the view keeps its copy until it is mounted again
-        self._host.send(view, notification(CHANGED_METHOD, {"area": area, "reset": items}))
+        self._delivery.send(view, notification(CHANGED_METHOD, {"area": area, "reset": items}))
 
     def _warn(self, view: View, reason: str) -> None:
-        self._host.inspector.record("view", {"event": "storage-refused", "reason": reason},
+        self._inspector.record("view", {"event": "storage-refused", "reason": reason},
                                     server=view.server, view=view.id, method="view/storage")
 
     def _log(self, view: View, area: Area, event: str, count: int, keys: list[Any] | None = None) -> None:
         # Keys and counts only: values are the app's data and stay out of the Inspector's log.
-        self._host.inspector.record("view", {"event": f"storage-{event}", "area": area, "changes": count,
+        self._inspector.record("view", {"event": f"storage-{event}", "area": area, "changes": count,
                                              "keys": keys or []},
                                     server=view.server, view=view.id, method="view/storage")

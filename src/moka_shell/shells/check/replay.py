@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from moka_shell.core.mcp.catalog import ToolEntry, UiResource
-from moka_shell.core.views.own_origins import view_policy
 from moka_shell.core.views.recording import check_recording
 from moka_shell.core.views.view import View
 from moka_shell.errors import BridgeError, RecordingError
@@ -98,7 +97,7 @@ class Replay:
         # Vetted like a live server's view (finding G4): a recording someone sends you declares what it
         # likes, so Moka's own origins and any-port loopback are dropped, the CSP report URL carries the
         # view's key, and devices are the person's to grant (in --check: denied).
-        policy = await view_policy(host, entry.server, meta, view_id, allow_eval=False)
+        policy = await host.policy(entry.server, meta, view_id, allow_eval=False)
         view = View(id=view_id, server=entry.server, tool=entry, call_id="c" + secrets.token_hex(6),
                     resource=UiResource(uri=entry.resource_uri or "", html=res["html"], mime_type=res.get("mimeType"),
                                         ui_meta=meta),
@@ -110,7 +109,7 @@ class Replay:
         storage: dict[str, Any] = rec["storage"] if isinstance(rec.get("storage"), dict) else {}
         for area in ("local", "session"):
             items = [(str(k), str(v)) for k, v in storage.get(area) or []]
-            host.storage.storage.seed(view, area, items)  # type: ignore[arg-type]
+            host.storage.areas.seed(view, area, items)  # type: ignore[arg-type]
         self._answer_from_recording(host.dispatcher)
         if rec.get("toolInput") is not None:
             host.set_input(view, rec["toolInput"])

@@ -127,7 +127,7 @@ class Checker:
         vr = ViewReport(tool=entry.name, arguments=args, resource_uri=entry.resource_uri or "", profile=spec.name)
 
         async def begin() -> str | None:
-            app.view_host.profile = spec.profile
+            app.view_host.use_profile(spec.profile)
             view = await app.view_host.open_view(self.server, entry.name)
             if view is None:
                 return None

@@ -19,7 +19,7 @@ NAMES = {"local": "localStorage", "session": "sessionStorage"}
 
 def prepare(app: MokaApp, no_storage: bool) -> None:
     """Before any view is rendered: give views Moka's storage, or none (``--no-storage``)."""
-    app.view_host.storage.storage.disabled = no_storage
+    app.view_host.provide_storage(not no_storage)
 
 
 def summary(app: MokaApp, view: View, no_storage: bool) -> dict[str, Any]:

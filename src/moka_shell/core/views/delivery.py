@@ -1,0 +1,80 @@
+"""Delivery: the one way anything reaches a view — held until its handshake, logged, then pushed to the page.
+
+Every host → view message goes through ``send`` (queued while the view is not initialized) or,
+once the view may hear it, ``post``: it is recorded as ``ui.rpc`` and pushed as ``view.post``,
+which every page socket carries to the view's proxy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from moka_shell.core.shell import Emit
+from moka_shell.core.views.view import View
+from moka_shell.errors import BridgeError
+from moka_shell.inspector import Inspector
+
+
+class Delivery:
+    """Sends messages and requests to the views of one host."""
+
+    def __init__(self, *, views: dict[str, View], inspector: Inspector, emit: Emit) -> None:
+        self._views = views
+        self._inspector = inspector
+        self._emit = emit
+
+    def send(self, view: View, message: dict[str, Any]) -> None:
+        """Deliver a host → view message, queued until the view is initialized."""
+        if not view.live:
+            return
+        if not view.initialized:
+            view.queue.append(message)
+            return
+        self.post(view, message)
+
+    def post(self, view: View, message: dict[str, Any]) -> None:
+        """Push a message to a view that may hear it now (the caller checked its handshake)."""
+        self._inspector.record("ui.rpc", message, direction="out", server=view.server, view=view.id)
+        self._emit("view.post", {"viewId": view.id, "message": message})
+
+    def to_server(self, server: str, message: dict[str, Any], *, but: View | None = None) -> None:
+        """Send to every live view of ``server`` (except ``but``)."""
+        for other in list(self._views.values()):
+            if other is not but and other.server == server and other.live:
+                self.send(other, message)
+
+    def flush(self, view: View) -> None:
+        """A view just finished its handshake: its input and result (replayed), then what waited."""
+        for msg in view.data_messages():
+            self.post(view, msg)
+            view.mark("input_sent" if msg["method"].endswith("tool-input") else "result_sent")
+        queued, view.queue = view.queue, []
+        for msg in queued:
+            self.post(view, msg)
+
+    async def request(self, view: View, method: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """A host → view request; raises BridgeError on an error reply or a timeout."""
+        rid = view.new_request_id()
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        view.pending[rid] = fut
+        self.send(view, {"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+        try:
+            reply = await asyncio.wait_for(fut, timeout)
+        except asyncio.TimeoutError:
+            raise BridgeError(BridgeError.INTERNAL_ERROR, f"the view did not answer {method} within {timeout:g} s")
+        finally:
+            view.pending.pop(rid, None)
+        if "error" in reply:
+            err = reply["error"] if isinstance(reply["error"], dict) else {}
+            raise BridgeError(int(err.get("code", -32603)), str(err.get("message", "error")))
+        return reply.get("result") or {}
+
+    def drop_inflight(self, view: View) -> None:
+        """The view's frame is going: stop what it asked for and answer what Moka asked it."""
+        for task in view.inflight.values():
+            task.cancel()
+        view.inflight.clear()
+        for fut in view.pending.values():
+            if not fut.done():
+                fut.set_result({"error": {"code": -32603, "message": "view closed"}})
