@@ -10,9 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from moka_shell.bridge.attachments import read_attachments
 from moka_shell.bridge.params import Params, opt_dict, opt_int, opt_str, req_str
-from moka_shell.core.chat.engine import ChatEngine
 from moka_shell.core.chat.rewind import continue_reply, edit_and_resend, interrupted, regenerate
-from moka_shell.errors import BridgeError, InvalidParamsError
+from moka_shell.errors import InvalidParamsError
 
 if TYPE_CHECKING:
     from moka_shell.core.app import MokaApp
@@ -33,7 +32,7 @@ def export_markdown(title: str, messages: list[dict[str, Any]]) -> str:
 
 
 class ChatMethods:
-    """``chat.*`` and ``conversations.*`` (they need the app's ChatEngine)."""
+    """``chat.*`` and ``conversations.*`` (a run that keeps no conversations answers NoConversationsError)."""
 
     def __init__(self, app: MokaApp) -> None:
         self.app = app
@@ -47,44 +46,37 @@ class ChatMethods:
                 "conversations.get": self.get, "conversations.rename": self.rename,
                 "conversations.delete": self.delete, "conversations.export": self.export}
 
-    def _engine(self) -> ChatEngine:
-        if self.app.chat is None:
-            raise BridgeError(BridgeError.DENIED, "conversations are not available in this mode")
-        return self.app.chat
-
     async def send(self, p: Params) -> dict[str, Any]:
         """The person's message (with files, and optionally a backend and model for this conversation)."""
         text = str(p.get("text") or "").strip()
         attachments = read_attachments(p.get("attachments"))
         if not text and not attachments:
             raise InvalidParamsError("the message is empty")
-        engine, system = self._engine(), opt_str(p, "systemPrompt")
+        engine, system = self.app.chat, opt_str(p, "systemPrompt")
         if system is not None and len(system) > 20_000:
             raise InvalidParamsError("the system prompt may be at most 20,000 characters")
         cid = engine.start_turn(opt_str(p, "conversationId"), text, attachments=attachments,
-                                backend=opt_str(p, "backend"), model=opt_str(p, "model"))
-        if system is not None:  # before the turn's task reads the conversation's settings
-            engine.store.set_settings(cid, systemPrompt=system)
+                                backend=opt_str(p, "backend"), model=opt_str(p, "model"), system_prompt=system)
         return {"conversationId": cid}
 
     async def edit(self, p: Params) -> dict[str, Any]:
         """Give one of the person's messages new text; what came after it is replaced by a new answer."""
-        removed = edit_and_resend(self._engine(), req_str(p, "conversationId"), req_str(p, "messageId"),
+        removed = edit_and_resend(self.app.chat, req_str(p, "conversationId"), req_str(p, "messageId"),
                                   str(p.get("text") or "").strip())
         return {"removed": removed}
 
     async def regenerate(self, p: Params) -> dict[str, Any]:
         """Drop the last answer and ask the model again."""
-        return {"removed": regenerate(self._engine(), req_str(p, "conversationId"))}
+        return {"removed": regenerate(self.app.chat, req_str(p, "conversationId"))}
 
     async def continue_(self, p: Params) -> dict[str, Any]:
         """Go on after a reply that a crash cut off (it is kept, marked interrupted)."""
-        continue_reply(self._engine(), req_str(p, "conversationId"))
+        continue_reply(self.app.chat, req_str(p, "conversationId"))
         return {}
 
     async def attachment(self, p: Params) -> dict[str, Any]:
         """One stored attachment with its contents in base64 (the page shows images from it)."""
-        found = self._engine().store.attachment(req_str(p, "id"))
+        found = self.app.chat.store.attachment(req_str(p, "id"))
         if found is None:
             raise InvalidParamsError(f"no attachment {p.get('id')!r}")
         meta, data = found
@@ -92,7 +84,7 @@ class ChatMethods:
 
     async def configure(self, p: Params) -> dict[str, Any]:
         """The conversation's own backend, model and system prompt (null or "" follows Settings again)."""
-        engine, cid = self._engine(), req_str(p, "id")
+        engine, cid = self.app.chat, req_str(p, "id")
         if not engine.store.has_conversation(cid):
             raise InvalidParamsError(f"no conversation {cid!r}")
         values = {k: opt_str(p, k) for k in ("backend", "model", "systemPrompt") if k in p}
@@ -105,19 +97,19 @@ class ChatMethods:
 
     async def stop(self, p: Params) -> dict[str, Any]:
         """Stop the running turn."""
-        self._engine().stop(req_str(p, "conversationId"))
+        self.app.chat.stop(req_str(p, "conversationId"))
         return {}
 
     async def approve(self, p: Params) -> dict[str, Any]:
         """The person's answer to a tool call waiting for approval: once, always, or deny."""
         decision = req_str(p, "decision")
         arguments = opt_dict(p, "arguments") if p.get("arguments") is not None else None
-        self._engine().approvals.answer(req_str(p, "callId"), decision, arguments)  # type: ignore[arg-type]
+        self.app.chat.approvals.answer(req_str(p, "callId"), decision, arguments)  # type: ignore[arg-type]
         return {}
 
     async def approvals(self, p: Params) -> list[dict[str, Any]]:
         """Tool calls waiting for the person now (a page that reconnects shows their cards again)."""
-        return self._engine().approvals.pending()
+        return self.app.chat.approvals.pending()
 
     async def list_(self, p: Params) -> list[dict[str, Any]]:
         """One page of conversations, newest first, optionally searched; ``before`` continues a listing."""
@@ -130,11 +122,11 @@ class ChatMethods:
         limit = opt_int(p, "limit", 200) or 200
         if not 1 <= limit <= 500:
             raise InvalidParamsError(f"'limit' must be 1 to 500, not {limit}")
-        return self._engine().store.list_conversations(opt_str(p, "query"), limit=limit, before=cursor)
+        return self.app.chat.store.list_conversations(opt_str(p, "query"), limit=limit, before=cursor)
 
     async def get(self, p: Params) -> dict[str, Any]:
         """One conversation with its messages, and whether a turn is running."""
-        engine, cid = self._engine(), req_str(p, "id")
+        engine, cid = self.app.chat, req_str(p, "id")
         if not engine.store.has_conversation(cid):
             raise InvalidParamsError(f"no conversation {cid!r}")
         return {"id": cid, "title": engine.store.title(cid),
@@ -143,19 +135,19 @@ class ChatMethods:
 
     async def rename(self, p: Params) -> dict[str, Any]:
         """Rename a conversation."""
-        self._engine().store.rename(req_str(p, "id"), req_str(p, "title"))
+        self.app.chat.store.rename(req_str(p, "id"), req_str(p, "title"))
         return {}
 
     async def delete(self, p: Params) -> dict[str, Any]:
         """Stop and delete a conversation."""
-        engine, cid = self._engine(), req_str(p, "id")
+        engine, cid = self.app.chat, req_str(p, "id")
         engine.stop(cid)
         engine.store.delete(cid)
         return {}
 
     async def export(self, p: Params) -> dict[str, Any]:
         """A conversation as a JSON or Markdown file."""
-        engine, cid = self._engine(), req_str(p, "id")
+        engine, cid = self.app.chat, req_str(p, "id")
         title, messages = engine.store.title(cid), engine.store.messages(cid)
         slug = re.sub(r"[^A-Za-z0-9]+", "-", title).strip("-")[:40] or "conversation"
         if p.get("format") == "markdown":

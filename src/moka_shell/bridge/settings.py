@@ -39,7 +39,8 @@ class SettingsMethods:
         """Every setting, the backends (with key state and which local servers answer), themes, modes."""
         app, cfg = self.app, self.app.config
         backends = []
-        local = await app.chat.detect_local() if app.chat is not None and p.get("detect", True) else []
+        # Local model servers are looked for, and help offered, only where a chat could use them.
+        local = await app.chat.detect_local() if app.keeps_conversations and p.get("detect", True) else []
         for bid, reg in sorted(app.backends.items()):
             b = reg.obj
             backends.append({"id": bid, "name": b.display_name, "needsKey": b.needs_key,
@@ -61,7 +62,7 @@ class SettingsMethods:
                               "icon": mode_icon(r.obj), "builtin": r.plugin.startswith("moka.")}
                              for m, r in app.display_modes.items()],
         }
-        if app.chat is not None and not app.chat.backend_configured():
+        if app.keeps_conversations and not app.chat.backend_configured():
             help_text = app.chat.no_backend_help()
             if local:
                 help_text += f"\nFound a local model server right now: {', '.join(local)} — pick it in Settings."

@@ -8,7 +8,7 @@ from moka_shell.bridge.params import Params, req_str
 from moka_shell.bridge.recording import RecordingMethods
 from moka_shell.bridge.storage import StorageMethods
 from moka_shell.core.views.reopen import reopen_view
-from moka_shell.errors import BridgeError, InvalidParamsError
+from moka_shell.errors import InvalidParamsError
 
 if TYPE_CHECKING:
     from moka_shell.core.app import MokaApp
@@ -69,8 +69,6 @@ class ViewMethods:
 
     async def reopen(self, p: Params) -> dict[str, Any]:
         """Render a stored view again (a reopened conversation)."""
-        if self.app.store is None:
-            raise BridgeError(BridgeError.DENIED, "no conversation store")
         record_id = req_str(p, "recordId")
         rec = self.app.store.view(record_id)
         if rec is None:

@@ -20,7 +20,6 @@ async def run_chat_turn(paths: Paths, message: str, *, backend: str | None, mode
     events: list[tuple[str, Any]] = []
     app.subscribe(lambda ev, data: events.append((ev, data)))
     await app.start()
-    assert app.chat is not None and app.store is not None  # started with the store
     try:
         await app.servers.wait_ready(timeout=30)
         if backend and backend not in app.backends:

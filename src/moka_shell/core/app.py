@@ -34,7 +34,7 @@ from moka_shell.core.views.display import DisplayMode
 from moka_shell.core.views.host import HANDSHAKE_TIMEOUT, ViewHost
 from moka_shell.core.views.ports import NoChat
 from moka_shell.core.views.storage import ViewStorage
-from moka_shell.errors import MokaError, StoreDamagedError, StoreError
+from moka_shell.errors import MokaError, NoConversationsError, StoreDamagedError, StoreError
 from moka_shell.inspector import Inspector
 from moka_shell.paths import Paths, secure_data_dir
 from moka_shell.plugins import PluginHost
@@ -72,37 +72,58 @@ class MokaApp:
         self.themes: dict[str, Registered[ThemeProvider]] = self.plugins.registry("themes")
         self.display_modes: dict[str, Registered[DisplayMode]] = self.plugins.registry("display_modes")
         self.calls = CallTracker(self.emit)
-        self.servers = ServerManager(self.transports, self.inspector, self._servers_changed,
-                                     connect_timeout=connect_timeout, calls=self.calls)
-        self.servers.on_resource_updated = lambda server, uri: self.emit("resource.updated", {"server": server, "uri": uri})
-        self.problems: list[MokaError] = []
-        self.store_problem: StoreDamagedError | None = None  # the database is damaged: a read-only copy is open
-        self.appearance = Appearance(self.themes, self.config, self.save_config, self._theme_changed)
         # interactive=False (moka chat): nobody will answer a question, so none is asked and none waits.
         can_ask: Callable[[], bool] = lambda: interactive and bool(self._listeners)
-        self.consent = Consent(self.plugins, self.config, self.emit, self.save_config, mode=mode,
-                               someone_listening=can_ask)
-        self.approvals = Approvals(self.config, self.emit, self.save_config, can_ask=can_ask, mode=approve)
         # A server's question (elicitation) is never left waiting where nobody can answer, nor in a check.
+        # Its links open through the view host, made below (the lambda reads it when a link is opened).
         self.elicitations = Elicitations(self.emit, self.calls, self.inspector,
                                          can_ask=lambda: can_ask() and mode != "check",
                                          open_link=lambda url: self.view_host.open_link(url))
-        self.servers.elicitor = self.elicitations
+        self.servers = ServerManager(
+            self.transports, self.inspector, self._servers_changed, connect_timeout=connect_timeout,
+            calls=self.calls, elicitor=self.elicitations,
+            on_resource_updated=lambda server, uri: self.emit("resource.updated", {"server": server, "uri": uri}))
+        self.problems: list[MokaError] = []
+        self.store_problem: StoreDamagedError | None = None  # the database is damaged: a read-only copy is open
+        self.appearance = Appearance(self.themes, self.config, self.save_config, self._theme_changed)
+        self.consent = Consent(self.plugins, self.config, self.emit, self.save_config, mode=mode,
+                               someone_listening=can_ask)
+        self.approvals = Approvals(self.config, self.emit, self.save_config, can_ask=can_ask, mode=approve)
         self.actions: ShellActions = actions or EventShellActions(self.emit)  # the shell's native side
         self.view_host = ViewHost(
             servers=self.servers, inspector=self.inspector, emit=self.emit, display_modes=self.display_modes,
             theme=self.appearance.current, host_context_hook=self._host_context_extras, consent=self.consent.ask,
             actions=self.actions, mode=mode, handshake_timeout=handshake_timeout)
-        self.store: Store | None = None
+        # The conversations (start(store=True)): `store` and `chat` say NoConversationsError without them.
+        self._store: Store | None = None
+        self._chat: ChatEngine | None = None
         self.loop: asyncio.AbstractEventLoop | None = None  # the core loop, once started (plugins schedule on it)
         self.instance_lock: InstanceLock | None = None  # held while the store is open (start(store=True))
-        self.chat: ChatEngine | None = None
         self.config_watch: ConfigWatch | None = None
         if self.config_file is not None:
             self.config_watch = ConfigWatch(self.config_file, self.servers, self.emit,
                                             lambda: self._theme_changed(self.appearance.current()))
         # Every edit of a server's entry (the UI's add, edit, remove, switches) goes through here.
         self.server_configs = ServerConfigs(self.config, self.save_config, in_use=lambda n: n in self.servers.connections)
+
+    @property
+    def store(self) -> Store:
+        """The conversation store (``start(store=True)``); NoConversationsError in a run that keeps none."""
+        if self._store is None:
+            raise NoConversationsError()
+        return self._store
+
+    @property
+    def chat(self) -> ChatEngine:
+        """The chat engine (``start(store=True)``); NoConversationsError in a run that keeps none."""
+        if self._chat is None:
+            raise NoConversationsError()
+        return self._chat
+
+    @property
+    def keeps_conversations(self) -> bool:
+        """Was this run started with its store (``moka``, ``moka serve``, ``moka chat``)?"""
+        return self._chat is not None
 
     @property
     def endpoints(self) -> Endpoints:
@@ -160,27 +181,8 @@ class MokaApp:
         if servers is not None:
             wanted = {n: c for n, c in wanted.items() if n in servers}
         if store:
-            # One writer per data dir: a second instance is told who holds it (InstanceRunningError).
-            self.instance_lock = InstanceLock(self.paths.data_dir)
-            self.instance_lock.acquire()
-            self._plugins_blocked({i.name: i.error or "" for i in self.plugins.infos.values() if i.blocked})
-            self.plugins.on_block = lambda name, why: self._plugins_blocked({name: why})
-            try:
-                self.store = Store(self.paths.database)
-            except StoreDamagedError as exc:
-                # Say so, keep the file, and show what can still be read from a copy (read-only).
-                self.store = Store.damaged_copy(self.paths.database)
-                self.store_problem = StoreDamagedError(
-                    f"{exc.message}; showing a read-only copy ({self.store.path.name}): new messages are not saved",
-                    hint=exc.hint)
-            self.chat = ChatEngine(store=self.store, servers=self.servers, views=self.view_host,
-                                   backends=self.backends, config=self.config, emit=self.emit,
-                                   inspector=self.inspector, approvals=self.approvals)
-            self.servers.sampler = ServerSampling(chat=self.chat, consent=self.consent.ask, approvals=self.approvals,
-                                                  config=self.config, inspector=self.inspector)
-        self.view_host.attach(endpoints=endpoints or Endpoints(), chat=self.chat or NoChat(),
-                              records=self.store.view if self.store else None,  # parked views read back from here
-                              storage=self._view_storage())
+            self._open_conversations()
+        self._attach(endpoints or Endpoints())
         self.problems = [*self.servers.load(wanted), *([self.store_problem] if self.store_problem else [])]
         self.servers.start_all()
         if servers is None and self.config_watch is not None:
@@ -189,12 +191,42 @@ class MokaApp:
         # On a worker thread with a deadline: a plugin that blocks here is named and skipped.
         await self.plugins.call_each_async("moka_startup", app=self.for_plugins)
 
+    def _open_conversations(self) -> None:
+        """Lock the data dir, open the store (a read-only copy of a damaged one) and make the chat."""
+        # One writer per data dir: a second instance is told who holds it (InstanceRunningError).
+        self.instance_lock = InstanceLock(self.paths.data_dir)
+        self.instance_lock.acquire()
+        self._plugins_blocked({i.name: i.error or "" for i in self.plugins.infos.values() if i.blocked})
+        self.plugins.on_block = lambda name, why: self._plugins_blocked({name: why})
+        try:
+            store = Store(self.paths.database)
+        except StoreDamagedError as exc:
+            # Say so, keep the file, and show what can still be read from a copy (read-only).
+            store = Store.damaged_copy(self.paths.database)
+            self.store_problem = StoreDamagedError(
+                f"{exc.message}; showing a read-only copy ({store.path.name}): new messages are not saved",
+                hint=exc.hint)
+        self._store = store
+        self._chat = ChatEngine(store=store, servers=self.servers, views=self.view_host, backends=self.backends,
+                                config=self.config, emit=self.emit, inspector=self.inspector, approvals=self.approvals)
+
+    def _attach(self, endpoints: Endpoints) -> None:
+        """The one wiring step after construction: what the start decided (where pages are served,
+        whether conversations are kept) goes to the two subsystems that need it."""
+        self.view_host.attach(endpoints=endpoints, chat=self._chat or NoChat(),
+                              records=self._store.view if self._store else None,  # parked views read back here
+                              storage=self._view_storage())
+        if self._chat is not None:  # servers may ask the model only where a chat can answer
+            self.servers.offer_sampling(ServerSampling(chat=self._chat, consent=self.consent.ask,
+                                                       approvals=self.approvals, config=self.config,
+                                                       inspector=self.inspector))
+
     def _view_storage(self) -> ViewStorage:
         """Views' storage in the store's database; in memory without a store, on a damaged file's
         read-only copy, or when the disk is full at start."""
-        if self.store is not None and not self.store.read_only:
+        if self._store is not None and not self._store.read_only:
             try:
-                return ViewStorage(self.store.db)
+                return ViewStorage(self._store.db)
             except StoreError as exc:
                 log.warning("%s", exc)
         return ViewStorage()
@@ -209,8 +241,8 @@ class MokaApp:
         except asyncio.TimeoutError:
             pass
         await self.servers.stop_all()
-        if self.store is not None:
-            self.store.close()
+        if self._store is not None:
+            self._store.close()
         if self.instance_lock is not None:
             self.instance_lock.release()
         self.inspector.close()

@@ -110,12 +110,13 @@ class ChatEngine:
 
     def start_turn(self, conversation_id: str | None, text: str, *, origin: TurnOrigin | None = None,
                    backend: str | None = None, model: str | None = None, blocks: list[dict[str, Any]] | None = None,
-                   attachments: list[Attachment] | None = None) -> str:
+                   attachments: list[Attachment] | None = None, system_prompt: str | None = None) -> str:
         """Store the message (the person's, or an app's when ``origin`` names one) and run the turn.
 
         ``blocks`` are an app message's content blocks and ``attachments`` the person's files: both
         are kept with the message, so their images reach the model on this turn and every later one.
-        A ``backend`` (and ``model``) named here becomes the conversation's own choice.
+        A ``backend`` (and ``model``) or ``system_prompt`` named here becomes the conversation's own
+        choice, stored before the turn's task exists.
         """
         origin = origin or TurnOrigin()
         title = text.strip().splitlines()[0][:60] if text.strip() else \
@@ -127,6 +128,8 @@ class ChatEngine:
             if backend not in self.backends:
                 raise UnknownBackendError(backend, list(self.backends))
             self.store.set_settings(cid, backend=backend, model=model)
+        if system_prompt is not None:
+            self.store.set_settings(cid, systemPrompt=system_prompt)
         context = self._take_context(cid)
         data: dict[str, Any] = {"context": context} if context else {}
         if origin.from_app:

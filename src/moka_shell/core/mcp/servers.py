@@ -22,18 +22,24 @@ class ServerManager:
 
     def __init__(self, transports: dict[str, Registered[Transport]], inspector: Inspector,
                  on_change: Callable[[], None] | None = None, *, connect_timeout: float | None = None,
-                 calls: CallTracker | None = None) -> None:
+                 calls: CallTracker | None = None, elicitor: Elicitor | None = None,
+                 on_resource_updated: Callable[[str, str], None] | None = None) -> None:
         self.transports = transports
         self.inspector = inspector
         self.connections: dict[str, ServerConnection] = {}
         self._on_change = on_change or (lambda: None)
         self.connect_timeout = connect_timeout
-        self.sampler: Callable[[str, dict[str, Any]], Any] | None = None
+        self.sampler: Callable[[str, dict[str, Any]], Any] | None = None  # offer_sampling: where a chat can answer
         # Told (server, uri) when a followed resource changed; MokaApp emits resource.updated.
-        self.on_resource_updated: Callable[[str, str], None] = lambda _server, _uri: None
+        self.on_resource_updated: Callable[[str, str], None] = on_resource_updated or (lambda _server, _uri: None)
         # Which call each server is serving (progress, elicitation), and who answers servers' questions.
         self.calls = calls or CallTracker(lambda _event, _data: None)
-        self.elicitor: Elicitor | None = None
+        self.elicitor = elicitor
+
+    def offer_sampling(self, sampler: Callable[[str, dict[str, Any]], Any]) -> None:
+        """Servers loaded from now on may ask the model (``sampling/createMessage``) through ``sampler``
+        (``MokaApp.start``, in a run that keeps conversations, before any server is loaded)."""
+        self.sampler = sampler
 
     def _make(self, name: str, config: ServerConfig) -> ServerConnection:
         reg = self.transports.get(config.transport_id)
