@@ -1,4 +1,4 @@
-"""The architecture, checked: the core knows nothing of its front ends, and nobody reaches into MokaApp."""
+"""The architecture, checked: the core knows nothing of its front ends, and nothing outside it writes into it."""
 
 from __future__ import annotations
 
@@ -42,23 +42,215 @@ def _is_app(node: ast.expr) -> bool:
     return (isinstance(node, ast.Name) and node.id == "app") or (isinstance(node, ast.Attribute) and node.attr == "app")
 
 
+# A container's own mutators: called on a core object's data (`app.view_host.client.update(…)`), they
+# write into it as surely as an assignment does.
+MUTATORS = {"append", "extend", "insert", "remove", "pop", "popitem", "clear", "update", "setdefault", "add",
+            "discard", "sort", "reverse", "__setitem__", "__delitem__"}
+
+
+class CoreWrites(ast.NodeVisitor):
+    """Writes into core objects in one module outside the core, at any depth.
+
+    A core object is the app (`app`, `self.app`, `core.app`), anything reached from it through
+    attributes, items or calls (`app.view_host.profile`, `app.servers.get(name).tools`), a name or
+    `self.x` bound to one (`host = app.view_host`), and a parameter or variable annotated with a class
+    from `moka_shell.core`. A write is an assignment, augmented assignment or `del` of an attribute or
+    item of one, `setattr`/`delattr` on one, or a container's mutator called on an object two or more
+    steps below the app (the app's own parts are subsystems, whose methods are their API; below them
+    is their data). The config model (`moka_shell/config.py`) is not a core object: the editing
+    surfaces change it through its validation, so writes inside `….config` are not counted.
+    """
+
+    def __init__(self, where: str, core_types: set[str]) -> None:
+        self.where = where
+        self.core_types = core_types
+        self.found: list[str] = []
+        self._names: list[dict[str, list[str]]] = [{}]  # per function: alias -> path below the app
+        self._selves: list[dict[str, list[str]]] = [{}]  # per class: `self.x` -> path below the app
+
+    def path(self, node: ast.expr) -> list[str] | None:
+        """The steps from the app to ``node`` (None when it is not a core object)."""
+        steps: list[str] = []
+        while True:
+            if _is_app(node):
+                return list(reversed(steps))
+            if isinstance(node, ast.Name) and node.id in self._names[-1]:
+                return self._names[-1][node.id] + list(reversed(steps))
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self" \
+                    and node.attr in self._selves[-1]:
+                return self._selves[-1][node.attr] + list(reversed(steps))
+            if isinstance(node, ast.Attribute):
+                steps.append(node.attr)
+                node = node.value
+            elif isinstance(node, ast.Subscript):
+                steps.append("[]")
+                node = node.value
+            elif isinstance(node, ast.Call):
+                steps.append("()")
+                node = node.func
+            elif isinstance(node, ast.Await):
+                node = node.value
+            else:
+                return None
+
+    def _report(self, node: ast.AST, what: str, owner: list[str]) -> None:
+        if "config" not in owner:
+            self.found.append(f"{self.where}:{getattr(node, 'lineno', 0)} {what}")
+
+    def _bind(self, target: ast.expr, value: ast.expr | None, annotation: ast.expr | None = None) -> None:
+        path = self.path(value) if value is not None else None
+        if path is None and annotation is not None and ast.unparse(annotation).strip("'\"") in self.core_types:
+            path = ["<core>"]
+        if isinstance(target, ast.Name):
+            if path is not None:
+                self._names[-1][target.id] = path
+            else:
+                self._names[-1].pop(target.id, None)
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self" \
+                and path is not None and target.attr != "app":
+            self._selves[-1][target.attr] = path
+        elif isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+            for t, v in zip(target.elts, value.elts):
+                self._bind(t, v)
+
+    def _write(self, target: ast.expr, how: str) -> None:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for el in target.elts:
+                self._write(el, how)
+        elif isinstance(target, (ast.Attribute, ast.Subscript)):
+            owner = self.path(target.value)
+            if owner is not None:
+                self._report(target, f"{how} {ast.unparse(target)}", owner)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        selves: dict[str, list[str]] = {}
+        self._selves.append(selves)
+        for sub in ast.walk(node):  # `self.host = app.view_host` in any method names a core object everywhere
+            if isinstance(sub, ast.Assign):
+                for t in sub.targets:
+                    self._bind(t, sub.value) if isinstance(t, ast.Attribute) else None
+        self.generic_visit(node)
+        self._selves.pop()
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self._names.append(dict(self._names[-1]))
+        for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]:
+            if arg.annotation is not None:
+                self._bind(ast.Name(arg.arg), None, arg.annotation)
+        self.generic_visit(node)
+        self._names.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.generic_visit(node)
+        for t in node.targets:
+            self._write(t, "assigns")
+        for t in node.targets:
+            self._bind(t, node.value)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self.generic_visit(node)
+        self._write(node.target, "assigns")
+        self._bind(node.target, node.value, node.annotation)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.generic_visit(node)
+        self._write(node.target, "augments")
+
+    def visit_Delete(self, node: ast.Delete) -> None:
+        for t in node.targets:
+            self._write(t, "deletes")
+
+    def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
+        self._bind(node.target, node.iter)
+        self.generic_visit(node)
+
+    visit_AsyncFor = visit_For
+
+    def visit_withitem(self, node: ast.withitem) -> None:
+        if node.optional_vars is not None:
+            self._bind(node.optional_vars, node.context_expr)
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in ("setattr", "delattr") and node.args:
+            owner = self.path(node.args[0])
+            if owner is not None:
+                self._report(node, f"{func.id} on {ast.unparse(node.args[0])}", owner)
+        elif isinstance(func, ast.Attribute) and func.attr in MUTATORS:
+            owner = self.path(func.value)
+            if owner is not None and len(owner) >= 2:
+                self._report(node, f"mutates {ast.unparse(func.value)} ({func.attr})", owner)
+
+
+def core_types(tree: ast.Module) -> set[str]:
+    """The names a module imports from moka_shell.core (a parameter annotated with one is a core object)."""
+    return {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0
+            and (n.module or "").startswith("moka_shell.core") for a in n.names}
+
+
+def core_writes(source: str, where: str) -> list[str]:
+    """Every write into a core object in ``source`` (a module outside the core)."""
+    tree = ast.parse(source)
+    finder = CoreWrites(where, core_types(tree))
+    finder.visit(tree)
+    return finder.found
+
+
 def test_nothing_outside_the_core_assigns_attributes_on_the_app() -> None:
-    """Shells and the web layer pass values in (Endpoints, ShellActions); they never set fields of MokaApp."""
+    """Shells, the bridge, the CLI and the web layer pass values in (Endpoints, ShellActions) and call the
+    core's methods; they never write into a core object, at any depth (`app.view_host.profile = …`)."""
     offenders = []
     for path in modules(SRC):
         if (SRC / "core") in path.parents:
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            targets: list[ast.expr] = []
-            if isinstance(node, ast.Assign):
-                targets = list(node.targets)
-            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-                targets = [node.target]
-            for t in targets:
-                for el in (t.elts if isinstance(t, ast.Tuple) else [t]):
-                    if isinstance(el, ast.Attribute) and _is_app(el.value):
-                        offenders.append(f"{path.relative_to(SRC)}:{el.lineno} assigns app.{el.attr}")
+        offenders += core_writes(path.read_text(encoding="utf-8"), str(path.relative_to(SRC)))
     assert offenders == []
+
+
+def test_the_write_finder_sees_deep_writes() -> None:
+    """Each kind of write into a core object is found, through names and `self`; reads and API calls are not."""
+    source = """
+from moka_shell.core.views.view import View
+
+def shell(app, core, view: View):
+    app.mode = "x"
+    app.view_host.profile = None
+    core.app.view_host.storage.areas.rate = (1, 2)
+    app.view_host.views["v"] = None
+    app.view_host.handshake_timeout += 1
+    setattr(app.view_host, "profile", None)
+    host = app.view_host
+    host.client.update({})
+    del host.views["v"]
+    view.timings["t0"] = 1.0
+    got = app.view_host.get("v")
+    got.problems.append("x")
+    app.config.agent.backend = "ok"
+    app.servers.add("ok", None)
+    app.view_host.use_profile(None)
+    local = {}
+    local["x"] = app.view_host.views
+
+class Methods:
+    def __init__(self, app):
+        self.app = app
+        self.host = app.view_host
+
+    def hello(self, p):
+        self.host.viewport.update(p)
+        self.app.appearance.system_dark = True
+"""
+    found = [line.split(" ", 1)[1] for line in core_writes(source, "x.py")]
+    assert found == [
+        "assigns app.mode", "assigns app.view_host.profile", "assigns core.app.view_host.storage.areas.rate",
+        "assigns app.view_host.views['v']", "augments app.view_host.handshake_timeout",
+        "setattr on app.view_host", "mutates host.client (update)", "deletes host.views['v']",
+        "assigns view.timings['t0']", "mutates got.problems (append)", "mutates self.host.viewport (update)",
+        "assigns self.app.appearance.system_dark"]
 
 
 def module_files(package: Path, root: Path = SRC.parent) -> dict[str, Path]:

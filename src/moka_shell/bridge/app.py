@@ -37,12 +37,11 @@ class AppMethods:
 
     async def hello(self, p: Params) -> dict[str, Any]:
         """The page reports its locale, time zone, colour scheme and window size."""
-        host = self.app.view_host
-        host.client.update({k: p[k] for k in ("locale", "timeZone", "touch", "hover") if k in p})
-        if isinstance(p.get("viewport"), dict):
-            host.viewport.update({k: int(v) for k, v in p["viewport"].items() if isinstance(v, (int, float))})
+        viewport = p["viewport"] if isinstance(p.get("viewport"), dict) else {}
+        self.app.view_host.page_reported({k: p[k] for k in ("locale", "timeZone", "touch", "hover") if k in p},
+                                         {k: int(v) for k, v in viewport.items() if isinstance(v, (int, float))})
         if "dark" in p:
-            self.app.appearance.system_dark = bool(p["dark"])
+            self.app.appearance.note_system_dark(bool(p["dark"]))
         return {"theme": self.app.appearance.current(), **(await self.info({}))}
 
     async def theme_get(self, p: Params) -> dict[str, Any]:

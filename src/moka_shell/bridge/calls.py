@@ -81,7 +81,7 @@ class CallMethods:
         name, enabled = req_str(p, "name"), p.get("enabled")
         if not isinstance(enabled, bool):
             raise InvalidParamsError("'enabled' must be true or false")
-        conn = self.app.servers.get(name)
-        conn.config = self.app.server_configs.change(name, useInstructions=enabled)
+        self.app.servers.get(name)  # an unknown server is refused before its entry changes
+        conn = self.app.servers.apply_settings(name, self.app.server_configs.change(name, useInstructions=enabled))
         self.app.emit("servers.changed", self.app.servers.infos())
         return conn.info()

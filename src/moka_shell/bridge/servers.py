@@ -57,9 +57,9 @@ class ServerMethods:
 
     async def allow_eval(self, p: Params) -> dict[str, Any]:
         """Let this server's views use eval() (``allowUnsafeEval``), or stop letting them; new views get it."""
-        conn = self.app.servers.get(req_str(p, "name"))
-        conn.config = self.app.server_configs.change(conn.name, allowUnsafeEval=bool(p.get("allow", True)))
-        return conn.info()
+        name = self.app.servers.get(req_str(p, "name")).name
+        entry = self.app.server_configs.change(name, allowUnsafeEval=bool(p.get("allow", True)))
+        return self.app.servers.apply_settings(name, entry).info()
 
     async def restart(self, p: Params) -> dict[str, Any]:
         """Reconnect a server now."""

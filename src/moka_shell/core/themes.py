@@ -120,6 +120,11 @@ class Appearance:
         self._on_change(theme)
         return theme
 
+    def note_system_dark(self, dark: bool) -> None:
+        """The page said the system's colour scheme as it connected: what it asks for next follows it
+        (nobody is told now; the page takes the theme from its own request)."""
+        self.system_dark = dark
+
     def set_system_dark(self, dark: bool) -> dict[str, Any]:
         """The system's colour scheme changed; restyle if the mode follows it."""
         if dark != self.system_dark:

@@ -87,6 +87,13 @@ class ServerManager:
         except KeyError:
             raise UnknownServerError(name, sorted(self.connections)) from None
 
+    def apply_settings(self, name: str, config: ServerConfig) -> ServerConnection:
+        """A server's entry changed only in what needs no reconnect (instructions, eval): its connection
+        reads ``config`` from now on."""
+        conn = self.get(name)
+        conn.config = config
+        return conn
+
     def ready(self, name: str) -> ServerConnection:
         """The connection, which must be ready."""
         conn = self.get(name)

@@ -158,6 +158,10 @@ class ViewHost:
         """A new view's policy: its declarations vetted against Moka's origins, its devices asked for."""
         return await view_policy(self.endpoints, self.permissions, server, ui_meta, view_id, allow_eval)
 
+    def adopt(self, view: View) -> None:
+        """A view made elsewhere joins this host (``moka replay``'s, from its recording)."""
+        self.views[view.id] = view
+
     async def _watch_handshake(self, view: View, key: str) -> None:
         await asyncio.sleep(self.handshake_timeout)
         if view.key == key and view.state == "loading" and not view.initialized:

@@ -105,7 +105,7 @@ class Replay:
         self.vetted = list(policy.rejected)
         view.problems.extend(policy.rejected)  # shown on the view's card in `moka replay FILE`
         view.mark("created")
-        host.views[view.id] = view
+        host.adopt(view)
         storage: dict[str, Any] = rec["storage"] if isinstance(rec.get("storage"), dict) else {}
         for area in ("local", "session"):
             items = [(str(k), str(v)) for k, v in storage.get(area) or []]
