@@ -448,28 +448,39 @@ needs_builds = pytest.mark.skipif(not BUILDS, reason="set MOKA_TEST_PACKAGING=1 
     ("deb", {"bundle_du_sm": 46, "artifact_bytes": 46_000_000}),
 ])
 def test_build_and_smoke(target: str, budgets: dict[str, int], tmp_path_factory: pytest.TempPathFactory) -> None:
-    from wheel_support import built_dist
-
-    dist = built_dist(tmp_path_factory)  # the run's one wheel of Moka and of the bundled plugin
-    record = PACKAGING / "dist" / f"{target}.json"
-    record.unlink(missing_ok=True)
-    env = {**os.environ, "MOKA_WHEELS": f"{dist['wheel']} {dist['moka-anthropic']}"}
-    res = subprocess.run(["bash", str(PACKAGING / "build.sh"), target], cwd=ROOT, capture_output=True, text=True,
-                         timeout=3600, env=env)
+    res = _build(target, tmp_path_factory)
     assert res.returncode == 0, res.stdout[-4000:] + res.stderr[-4000:]
     assert "smoke: 5 passed, 0 failed" in res.stdout and "installing the given wheels" in res.stdout
-    info = json.loads(record.read_text(encoding="utf-8"))
+    info = json.loads((PACKAGING / "dist" / f"{target}.json").read_text(encoding="utf-8"))
     assert info["smoke"] == "passed" and info["over_budget"] is None
     for key, limit in budgets.items():
         assert info[key] <= limit, (key, info[key], limit)
     assert (PACKAGING / "dist" / info["artifact"]).is_file()
 
 
-def _artifact(target: str) -> Path:
-    """The artifact this run's test_build_and_smoke made (it runs first: same xdist group, file order)."""
+_BUILDS: dict[str, subprocess.CompletedProcess[str]] = {}
+
+
+def _build(target: str, tmp_path_factory: pytest.TempPathFactory) -> subprocess.CompletedProcess[str]:
+    """This run's build of ``target``, made once by whichever test asks first (the builds' tests share
+    one xdist group, so one worker, but pytest-xdist does not keep their order)."""
+    if target not in _BUILDS:
+        from wheel_support import built_dist
+
+        dist = built_dist(tmp_path_factory)  # the run's one wheel of Moka and of the bundled plugin
+        (PACKAGING / "dist" / f"{target}.json").unlink(missing_ok=True)
+        env = {**os.environ, "MOKA_WHEELS": f"{dist['wheel']} {dist['moka-anthropic']}"}
+        _BUILDS[target] = subprocess.run(["bash", str(PACKAGING / "build.sh"), target], cwd=ROOT, capture_output=True,
+                                         text=True, timeout=3600, env=env)
+    return _BUILDS[target]
+
+
+def _artifact(target: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The artifact this run built for ``target`` (building it now if no test has yet)."""
+    res = _build(target, tmp_path_factory)
     record = PACKAGING / "dist" / f"{target}.json"
-    if not record.is_file():
-        pytest.fail(f"no {record}: test_build_and_smoke[{target}] did not build it")
+    if res.returncode != 0 or not record.is_file():
+        pytest.fail(f"the {target} build failed (test_build_and_smoke[{target}] says why)")
     return PACKAGING / "dist" / json.loads(record.read_text(encoding="utf-8"))["artifact"]
 
 
@@ -492,7 +503,7 @@ def test_plugins_and_the_menu_entry_in_the_unpacked_qt_tarball(tmp_path: Path,
 
     from wheel_support import built_dist
 
-    with tarfile.open(_artifact("qt")) as tar:
+    with tarfile.open(_artifact("qt", tmp_path_factory)) as tar:
         tar.extractall(tmp_path / "opt", filter="tar")
     binary = tmp_path / "opt" / "moka" / "moka"
     home = tmp_path / "home"
@@ -528,7 +539,7 @@ def test_plugins_and_the_menu_entry_in_the_unpacked_qt_tarball(tmp_path: Path,
 
 @pytest.mark.slow
 @needs_builds
-def test_the_deb_installs_with_apt_and_removes_cleanly() -> None:
+def test_the_deb_installs_with_apt_and_removes_cleanly(tmp_path_factory: pytest.TempPathFactory) -> None:
     """`apt install ./moka_*.deb` on this machine: the program, its menu entry and icon; `apt remove` takes them."""
     if os.geteuid() != 0:
         if os.environ.get("CI"):
@@ -536,7 +547,7 @@ def test_the_deb_installs_with_apt_and_removes_cleanly() -> None:
         pytest.skip("installing the .deb needs root (CI runs this as root)")
     import fcntl
 
-    deb = _artifact("deb")
+    deb = _artifact("deb", tmp_path_factory)
     apt = ["apt-get", "-y", "-q", "-o", "DPkg::Lock::Timeout=600"]
     files = [Path("/usr/bin/moka"), Path("/opt/moka/moka"), Path("/usr/share/applications/moka.desktop"),
              Path("/usr/share/icons/hicolor/scalable/apps/moka.svg")]
