@@ -49,7 +49,7 @@ def hand_edits(path: Path, rounds: int, write: Any, rewritten: Any) -> None:
         data["mcpServers"][f"hand_{k}"] = {"command": "/bin/true", "disabled": True}
         text = json.dumps(data, indent=2)
         write(path, text)
-        rewritten(text)
+        rewritten(text, f"hand_{k}")
 
 
 def until(check: Any, what: str, timeout: float = 60.0) -> None:
@@ -82,8 +82,19 @@ def test_no_hand_edit_is_lost_while_moka_saves(tmp_path: Path, write: Any) -> No
     try:
         until(lambda: sets[0] > 2, "Moka saving")
 
-        def rewritten(ours: str) -> None:
-            until(lambda: config.read_text(encoding="utf-8") != ours, "Moka writing the file after the hand edit")
+        def rewritten(ours: str, edit: str) -> None:
+            # As an editor that reloads the file Moka wrote: with the edit in it. A save Moka is still
+            # making can show, for the microseconds before it notices the edit and puts it back, a
+            # file without it; an editor that read that one would save over the edit itself (the
+            # stale editor save that no writer can tell from a revert). A lost edit never shows.
+            def saved_with_it() -> bool:
+                text = config.read_text(encoding="utf-8")
+                try:
+                    return text != ours and edit in json.loads(text).get("mcpServers", {})
+                except ValueError:  # Moka's writes are whole; read again
+                    return False
+
+            until(saved_with_it, f"Moka writing the file after the hand edit, with {edit} in it")
 
         hand_edits(config, ROUNDS, write, rewritten)
         stop.set()
