@@ -30,6 +30,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.xdist_group(name))
 
 
+@pytest.hookimpl(trylast=True)  # after pytest-xdist's worker has suffixed the grouped nodeids
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Refuse to run when pytest-xdist's groups would be ignored (pytest 9.2 with xdist 3.8 did so
+    silently: both packaging builds then ran at once on two workers and broke each other)."""
+    config = session.config
+    if not (hasattr(config, "workerinput") and getattr(config.option, "loadgroup", False)):
+        return
+    lost = [item.nodeid for item in session.items
+            if item.get_closest_marker("xdist_group") and "@" not in item.nodeid]
+    if lost:
+        raise pytest.UsageError(f"pytest-xdist did not group {lost[0]} (and {len(lost) - 1} more): this pytest "
+                                "and pytest-xdist do not work together; use the versions pinned in requirements.lock")
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"

@@ -89,7 +89,9 @@ def test_consent_is_a_denial_that_the_report_records(late_report: tuple[int, dic
     view = next(v for v in report["views"] if v["tool"] == "asks_person")
     assert view["ok"] and classes(view, "warning") == ["would-ask-person"]
     assert view["consent"][0]["action"] == "open_link"
-    assert view["consent"][0]["detail"] == {"url": "https://example.com/docs"}
+    # The detail names the host the browser would open (core/links.py), as a person's question does.
+    assert view["consent"][0]["detail"] == {"url": "https://example.com/docs", "host": "example.com",
+                                            "international": False}
     link = next(r for r in view["requests"] if r["method"] == "ui/open-link")
     assert link["answer"] == "result isError"  # the denial the view received
 
