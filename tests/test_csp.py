@@ -67,3 +67,12 @@ def test_blob_workers_and_media_are_allowed_but_no_remote() -> None:
     """Scheme sources apps need (blob: workers and media, data: images) are present; they reach no network."""
     d = directives(build_policy(None).header)
     assert "blob:" in d["worker-src"] and "blob:" in d["media-src"] and "data:" in d["img-src"]
+
+
+def test_harmless_entries_are_ignored_not_rejected() -> None:
+    """`blob:` and `data:` among resourceDomains ask for nothing the policy lacks: ignored, not a problem (C2)."""
+    policy = build_policy({"csp": {"resourceDomains": ["blob:", "data:", "https://cdn.example"]}})
+    assert policy.rejected == [] and len(policy.ignored) == 2 and "blob:" in policy.ignored[0]
+    assert "https://cdn.example" in directives(policy.header)["script-src"]
+    refused = build_policy({"csp": {"connectDomains": ["blob:"]}})  # connect-src never gets blob:
+    assert refused.ignored == [] and refused.rejected

@@ -106,7 +106,7 @@ def test_tool_good_passes_with_the_others_as_warnings(tmp_path: Path) -> None:
     """--tool good: only good decides the exit code; the server's other problems are warnings."""
     proc = moka(tmp_path, LATE, "check", "late", "--tool", "good", "--timeout", "10")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "PASS  good" in proc.stdout and "warnings (other tools than good; they do not count)" in proc.stdout
+    assert "PASS  good" in proc.stdout and "metadata warnings (they do not count)" in proc.stdout
     assert "bad_uri: _meta.ui.resourceUri must be a ui:// URI" in proc.stdout
     bad = moka(tmp_path, LATE, "check", "late", "--tool", "csp_on_tool", "--timeout", "10")
     assert bad.returncode == 1 and "csp_on_tool: _meta.ui.csp belongs on the ui:// resource" in bad.stdout

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from moka_shell.version import __version__
 from moka_shell.bridge.params import Params, opt_str, req_str
-from moka_shell.core.views.host_context import INLINE_MAX_HEIGHT, INLINE_MIN_HEIGHT
+from moka_shell.core.views.host_context import INLINE_MAX_HEIGHT, INLINE_MIN_HEIGHT, INLINE_START_HEIGHT
 
 if TYPE_CHECKING:
     from moka_shell.core.app import MokaApp
@@ -30,7 +30,8 @@ class AppMethods:
         return {"version": __version__, "mode": app.mode, "sandboxOrigin": app.endpoints.sandbox_origin,
                 "platform": sys.platform, "configFile": str(app.paths.config_file),
                 "dataDir": str(app.paths.data_dir),
-                "limits": {"inlineMinHeight": INLINE_MIN_HEIGHT, "inlineMaxHeight": INLINE_MAX_HEIGHT},
+                "limits": {"inlineMinHeight": INLINE_MIN_HEIGHT, "inlineMaxHeight": INLINE_MAX_HEIGHT,
+                           "inlineStartHeight": INLINE_START_HEIGHT},
                 "problems": [str(e) for e in app.problems] + [str(e) for e in app.plugins.broken()]
                 + ([app.inspector.problem] if app.inspector.problem else [])
                 + ([unsaved] if app.config_watch and (unsaved := app.config_watch.problem) else [])}

@@ -72,7 +72,7 @@ def check(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_json(), indent=2, default=str))
     else:
         print(report.to_text())
-    return 0 if report.ok else 1
+    return report.exit_code
 
 
 def chat(args: argparse.Namespace) -> int:

@@ -188,6 +188,8 @@ class Dispatcher:
             return
         if kind == "csp":
             problem = f"blocked by the view's Content-Security-Policy: {data.get('directive')} {data.get('blockedURI')}"
+        elif kind == "load":
+            problem = f"a {data.get('tag') or 'file'} the view loads failed to load: {data.get('url') or '?'}"
         else:
             problem = f"the view threw an error: {data.get('message')}"
         view.problems.append(problem)

@@ -11,8 +11,9 @@ from moka_shell.core.views.scheme import SCHEME_PRELUDE
 if TYPE_CHECKING:
     from moka_shell.core.views.view import View
 
-# Prepended to every view document: reports errors (with their stacks), console.error lines
-# (at most 200 reports a document) and CSP violations to the host as
+# Prepended to every view document: reports errors (with their stacks), files that failed to load
+# (a script, stylesheet or image whose element fired "error"), console.error lines (at most 200
+# reports a document) and CSP violations to the host as
 # standard MCP log notifications, so a broken view is never a silent empty frame. Its first
 # listener reads each message's origin before the app's own listeners read the data: Chromium
 # slows down reading the data of a cross-origin message whose origin nobody looked at (about
@@ -22,7 +23,9 @@ var p=window.parent,n=0;function s(l,d){if(++n>200)return;try{p.postMessage({jso
 method:"notifications/message",params:{level:l,logger:"moka.view",data:d}},"*")}catch(e){}}
 function k(x){return String(x&&x.stack||"").slice(0,2000)}
 addEventListener("error",function(e){s("error",{kind:"error",message:String(e.message||"error"),
-source:String(e.filename||""),line:e.lineno||0,stack:k(e.error)})});addEventListener("unhandledrejection",function(e){
+source:String(e.filename||""),line:e.lineno||0,stack:k(e.error)})});addEventListener("error",function(e){
+var t=e.target;if(!t||t===window||!t.tagName)return;s("error",{kind:"load",tag:t.tagName.toLowerCase(),
+url:String(t.currentSrc||t.src||t.href||"").slice(0,2000)})},true);addEventListener("unhandledrejection",function(e){
 var r=e.reason;s("error",{kind:"unhandledrejection",message:String(r&&r.message||r),stack:k(r)})});
 var c=console.error;console.error=function(){try{s("error",{kind:"console",message:[].map.call(arguments,
 function(a){return a&&a.stack?String(a.stack):typeof a=="object"?JSON.stringify(a):String(a)}).join(" ").slice(0,2000)})}

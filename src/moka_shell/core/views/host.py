@@ -116,11 +116,12 @@ class ViewHost:
                     resource=resource, policy=policy, conversation_id=conversation_id, message_id=message_id,
                     record_id=record_id)
         view.mark("created")
-        view.problems.extend(policy.rejected)
+        view.problems.extend(policy.rejected + policy.denied)
         view.context_extras = await self._host_context_hook(server, tool_name, dict(self._core_context(view)))
         self.views[view.id] = view
         self.inspector.record("view", {"event": "created", "uri": resource.uri, "csp": policy.header,
                                            "allow": policy.allow, "rejected": policy.rejected,
+                                           "ignored": policy.ignored, "denied": policy.denied,
                                            "tool": tool_name}, server=server, view=view.id, method="view/created")
         self._announce(view)
         if resource.error:

@@ -13,6 +13,9 @@ PROTOCOL_VERSION = "2026-01-26"
 SUPPORTED_VERSIONS = ("2026-01-26",)
 INLINE_MAX_HEIGHT = 1200
 INLINE_MIN_HEIGHT = 60
+# An inline frame's height before its view sizes itself: enough for an app that sizes itself from its
+# own frame to render whole (the reference host starts at 600 px too; finding V1).
+INLINE_START_HEIGHT = 600
 
 
 def host_info() -> dict[str, str]:

@@ -32,6 +32,7 @@ class DevicePermissions:
             self.answers[(server, wanted)] = bool(await self._consent("permissions", server,
                                                                       {"permissions": sorted(wanted)}))
         if not self.answers[(server, wanted)]:
-            policy.rejected.append("permissions " + ", ".join(sorted(wanted)) + " were not granted by the person")
+            # Not a fault of the declaration: the view mounts without the devices, as any host may decide.
+            policy.denied.append("permissions " + ", ".join(sorted(wanted)) + " were not granted by the person")
             policy.allow = ""
             policy.permissions = {}

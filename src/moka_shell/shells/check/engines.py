@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import time
@@ -9,10 +10,12 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
-# Run inside the view's own frame: is anything there to see?
+# Run inside the view's own frame: what is in its DOM, how big the frame is, and whether a container
+# as tall as the frame hides content below its bottom (overflow hidden), which no person can reach.
 _PROBE = """() => {
   const b = document.body;
-  if (!b) return {text: 0, elements: 0, height: 0};
+  const frame = {width: innerWidth, height: innerHeight};
+  if (!b) return {text: 0, elements: 0, height: 0, frame, clipped: null};
   const seen = [...b.querySelectorAll('*')].filter((el) => {
     if (['SCRIPT', 'STYLE', 'TEMPLATE', 'META', 'LINK'].includes(el.tagName)) return false;
     const r = el.getBoundingClientRect();
@@ -21,9 +24,45 @@ _PROBE = """() => {
       (['IMG', 'CANVAS', 'SVG', 'VIDEO', 'IFRAME', 'INPUT', 'BUTTON', 'SELECT', 'TEXTAREA'].includes(el.tagName)
        || s.backgroundImage !== 'none');
   });
+  let clipped = null;
+  for (const el of [document.documentElement, b, ...b.querySelectorAll('*')]) {
+    if (!/hidden|clip/.test(getComputedStyle(el).overflowY)) continue;
+    const r = el.getBoundingClientRect();
+    if (r.bottom < innerHeight - 2 || r.height < innerHeight / 2) continue;
+    if (el.scrollHeight > el.clientHeight + 2) {
+      const name = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '');
+      clipped = {by: name, content: el.scrollHeight, shown: el.clientHeight};
+      break;
+    }
+  }
   return {text: (b.innerText || '').trim().length, elements: seen.length,
-          height: Math.ceil(document.documentElement.scrollHeight)};
+          height: Math.ceil(document.documentElement.scrollHeight), frame, clipped};
 }"""
+MAX_COLOURS = 256  # distinct colours counted in a view's pixels; more reads as MAX_COLOURS + 1
+# The square left out at each corner: the card's rounded corners (--moka-radius, 10 px) clip the
+# frame's bottom corners, and their anti-aliasing is Moka's painting, not the view's.
+CORNER = 16
+
+
+def count_colours(png: bytes) -> dict[str, int] | None:
+    """Distinct colours in a PNG but its corners (1: nothing painted), with its size; None without Pillow."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return None
+    import io
+
+    with Image.open(io.BytesIO(png)) as img:
+        rgb = img.convert("RGB")
+        width, height = rgb.size
+        c = CORNER if min(width, height) > 3 * CORNER else 0
+        seen: set[Any] = set()
+        for box in ((c, 0, width - c, height), (0, c, width, height - c)):  # a cross: all but the corners
+            colours = rgb.crop(box).getcolors(MAX_COLOURS)
+            if colours is None:
+                return {"colours": MAX_COLOURS + 1, "width": width, "height": height}
+            seen.update(colour for _, colour in colours)
+        return {"colours": min(len(seen), MAX_COLOURS + 1), "width": width, "height": height}
 
 
 class Engine:
@@ -43,6 +82,14 @@ class Engine:
     def screenshot(self, path: str) -> bool:
         """Save a PNG of the view's frame; False if this engine cannot."""
         return False
+
+    def painted(self, view_id: str) -> dict[str, int] | None:
+        """What the view's frame paints: its distinct colours and size; None if this engine cannot tell."""
+        return None
+
+    def failed_loads(self) -> dict[str, str]:
+        """URL → why it did not load (an HTTP status, a network error), as far as this engine saw."""
+        return {}
 
     def set_scheme(self, dark: bool) -> None:
         """The page's colour scheme (prefers-color-scheme)."""
@@ -104,6 +151,14 @@ class ChromiumEngine(Engine):
             args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
                   "--disable-component-update", "--no-first-run", "--disable-sync"])
         self.page = self.browser.new_page(viewport={"width": width, "height": 800})
+        self._failed: dict[str, str] = {}
+        # Every frame's requests, the views' out-of-process ones included: the status of a file that
+        # did not load, which the view's own error event cannot tell.
+        self.page.on("response", self._response)
+        self.page.on("requestfailed", lambda req: self._note(req.url, req.failure or "failed"))
+        if importlib.util.find_spec("PIL") is None:
+            self.lacks = ("read a view's pixels (Pillow is missing: pip install 'moka-shell[check]'), so "
+                          "blankness is judged by the DOM alone",)
 
     def open(self, url: str) -> None:
         """Load the page."""
@@ -129,13 +184,36 @@ class ChromiumEngine(Engine):
         """The view's frame as the page shows it."""
         from playwright.sync_api import Error
 
-        frames = self.page.locator("iframe")
+        frames = self.page.locator(".view-frame")
         try:
             target = frames.first if frames.count() else self.page.locator("body")
             target.screenshot(path=path, timeout=5000)
         except Error:
             return False
         return True
+
+    def painted(self, view_id: str) -> dict[str, int] | None:
+        """Count the colours of the frame's pixels: a view that paints nothing is one colour."""
+        from playwright.sync_api import Error
+
+        try:
+            png = self.page.locator(f'.view-frame[data-view-id="{view_id}"]').screenshot(timeout=5000)
+        except Error:
+            return None
+        return count_colours(png)
+
+    def _response(self, response: Any) -> None:
+        if response.status >= 400:
+            self._note(response.url, f"HTTP {response.status} {response.status_text}".rstrip())
+
+    def _note(self, url: str, why: str) -> None:
+        # The first reason is kept: a 404 for a script is also "blocked by ORB" once Chromium drops it.
+        if len(self._failed) < 500 and url not in self._failed:  # bounded; a looping view is noted once
+            self._failed[url] = why
+
+    def failed_loads(self) -> dict[str, str]:
+        """URL → HTTP status or network error, for every request that failed since Chromium started."""
+        return dict(self._failed)
 
     def pause(self, seconds: float) -> None:
         """Wait inside Playwright: the sync API sees frames and console events only while it runs."""

@@ -7,7 +7,7 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Severity = Literal["failure", "warning"]
+Severity = Literal["failure", "warning", "info"]  # info never changes a status
 
 # Which _meta.ui.csp list opens each directive (core/views/csp.py builds them the same way).
 CSP_KEY = {"connect-src": "connectDomains", "script-src": "resourceDomains", "style-src": "resourceDomains",
@@ -31,8 +31,14 @@ FIXES: dict[str, str] = {
                          "other hosts may refuse.",
     "thrown-error": "Fix or catch the error where the stack points; a view should survive every result and "
                     "every refusal.",
-    "blank-view": "Render something on tool-result and send ui/notifications/size-changed (the SDK's "
-                  "autoResize, or app.sendSizeChanged({height})).",
+    "blank-view": "Render something on tool-result, where it shows: an element the frame clips to nothing "
+                  "(a body of height 0 with overflow hidden) paints nothing; send ui/notifications/size-changed "
+                  "(the SDK's autoResize, or app.sendSizeChanged({height})).",
+    "clipped": "Send ui/notifications/size-changed with the height your content needs (the SDK's autoResize "
+               "measures it), not the frame's own height: a view that reports the height it was given never "
+               "grows past the frame a host starts it at.",
+    "load-failed": "Make the URL serve the file (check the path and the version in it), or ship the script "
+                   "inside the view's HTML; a view whose entry script does not load never starts.",
     "never-sized": "Send ui/notifications/size-changed (the SDK's autoResize does); hosts that size frames from "
                    "it clip or hide a view that never sends it.",
     "missing-host-context": "Treat every hostContext field as optional: a host may leave it out (the profile "
@@ -41,6 +47,10 @@ FIXES: dict[str, str] = {
                "localStorage/sessionStorage too on hosts without Moka's storage, as --no-storage shows): guard "
                "storage in try/catch; keep state in localStorage under _meta.viewUUID, or on the server.",
     "request-refused": "Check hostCapabilities before calling and degrade gracefully when the host says no.",
+    "asks-permission": "Nothing to fix: declaring _meta.ui.permissions is valid, and a host may ask the "
+                       "person or say no. Make the view work without the device too: hostCapabilities."
+                       "sandbox.permissions tells what it was given.",
+    "harmless-metadata": "Optional: take the entry out of the list; it changes nothing in Moka.",
     "would-ask-person": "A person would be asked here; `moka check` answers no. Make sure the view handles "
                         "the denial (an isError result or a JSON-RPC error).",
     "no-result": "The tool call did not finish in time: raise --timeout, or make the tool answer faster.",

@@ -30,7 +30,8 @@ def _case(suite: ET.Element, server: str, v: ViewReport) -> None:
         first = failures[0] if failures else {"class": "view-failed", "message": v.failure or "failed", "fix": ""}
         node = ET.SubElement(case, "failure", message=str(first["message"])[:500], type=str(first["class"]))
         node.text = "\n".join(f"[{f['class']}] {f['message']}\n  fix: {f['fix']}" for f in failures or [first])
-    out = [f"warning [{f['class']}]: {f['message']}" for f in v.findings if f.get("severity") == "warning"]
+    out = [f"{f.get('severity') == 'info' and 'note' or 'warning'} [{f['class']}]: {f['message']}"
+           for f in v.findings if f.get("severity") in ("warning", "info")]
     out += [f"screenshot ({k}): {p}" for k, p in v.screenshots.items()]
     if out:
         ET.SubElement(case, "system-out").text = "\n".join(out)
@@ -49,7 +50,8 @@ def junit_xml(report: CheckReport) -> str:
     props = ET.SubElement(suite, "properties")
     for name, value in (("engine", report.engine), ("server", report.server),
                         ("profiles", ",".join(p["name"] for p in report.profiles)),
-                        ("settleSeconds", str(report.settle)), ("tool", report.tool or "")):
+                        ("settleSeconds", str(report.settle)), ("tool", report.tool or ""),
+                        ("nothingToCheck", report.nothing_to_check or "")):
         ET.SubElement(props, "property", name=name, value=value)
     for v in report.views:
         _case(suite, report.server, v)

@@ -102,8 +102,8 @@ class Replay:
                     resource=UiResource(uri=entry.resource_uri or "", html=res["html"], mime_type=res.get("mimeType"),
                                         ui_meta=meta),
                     policy=policy)
-        self.vetted = list(policy.rejected)
-        view.problems.extend(policy.rejected)  # shown on the view's card in `moka replay FILE`
+        self.vetted = policy.rejected + policy.denied
+        view.problems.extend(self.vetted)  # shown on the view's card in `moka replay FILE`
         view.mark("created")
         host.adopt(view)
         storage: dict[str, Any] = rec["storage"] if isinstance(rec.get("storage"), dict) else {}

@@ -26,11 +26,12 @@ class ViewReport:
     failure: str | None = None
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # information: never changes the status
     findings: list[dict[str, Any]] = field(default_factory=list)  # {class, severity, message, fix, detail?}
     csp: str = ""
     csp_violations: list[str] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)  # thrown errors, rejections, console.error
-    size: dict[str, Any] = field(default_factory=dict)  # what the view asked for (and what it rendered)
+    size: dict[str, Any] = field(default_factory=dict)  # what the view asked for, rendered and painted
     requests: list[dict[str, Any]] = field(default_factory=list)  # view → host requests and their answers
     consent: list[dict[str, Any]] = field(default_factory=list)  # what a person would have been asked
     timings_ms: dict[str, float] = field(default_factory=dict)
@@ -65,35 +66,50 @@ class CheckReport:
     server_status: str = "?"
     protocol_version: str | None = None
     metadata: list[dict[str, str]] = field(default_factory=list)  # problems that count
-    metadata_warnings: list[dict[str, str]] = field(default_factory=list)  # other tools' problems, with --tool
+    # Harmless metadata mistakes, and with --tool the other tools' problems: they never count.
+    metadata_warnings: list[dict[str, str]] = field(default_factory=list)
     views: list[ViewReport] = field(default_factory=list)
     engine_lacks: list[str] = field(default_factory=list)
+    nothing_to_check: str | None = None  # why there was no view to render (exit code 5)
 
-    def add_problem(self, tool: str, problem: str) -> None:
-        """A problem in the server's metadata: it counts unless --tool names another tool."""
+    def add_problem(self, tool: str, problem: str, *, harmless: bool = False) -> None:
+        """A problem in the server's metadata: it counts unless harmless or --tool names another tool."""
         from moka_shell.shells.check.findings import classify
 
-        finding = classify(problem, default="metadata")
+        finding = classify(problem, default="harmless-metadata" if harmless else "metadata")
         item = {"tool": tool, "problem": problem, "class": finding.cls, "fix": finding.fix}
-        target = self.metadata if self.tool is None or tool == self.tool else self.metadata_warnings
+        counts = not harmless and (self.tool is None or tool == self.tool)
+        target = self.metadata if counts else self.metadata_warnings
         if item not in target:
             target.append(item)
 
     @property
     def ok(self) -> bool:
-        """True when every view passed and no metadata problem counts."""
-        return all(v.ok for v in self.views) and not self.metadata
+        """True when there was something to check and no cell of the matrix is FAIL."""
+        return self.nothing_to_check is None and not any("FAIL" in row.values() for row in self.matrix().values())
+
+    @property
+    def exit_code(self) -> int:
+        """0 passed, 1 something failed, 5 nothing to check (no UI tool)."""
+        return 0 if self.ok else 5 if self.nothing_to_check and not self.metadata else 1
 
     def matrix(self) -> dict[str, dict[str, str]]:
-        """tool → profile → PASS / WARN / FAIL."""
+        """tool → profile → PASS / WARN / FAIL; a tool's metadata counts in each of its cells."""
+        names = [p["name"] for p in self.profiles] or ["moka"]
         out: dict[str, dict[str, str]] = {}
         for v in self.views:
             out.setdefault(v.tool, {})[v.profile] = v.status
+        for m in self.metadata:
+            out[m["tool"]] = dict.fromkeys(out.get(m["tool"]) or names, "FAIL")
+        for m in self.metadata_warnings:
+            row = out.get(m["tool"], {})
+            row.update({k: "WARN" for k, status in row.items() if status == "PASS"})
         return out
 
     def to_json(self) -> dict[str, Any]:
         """Machine-readable form (for CI): everything."""
-        return {"server": self.server, "engine": self.engine, "ok": self.ok, "tool": self.tool,
+        return {"server": self.server, "engine": self.engine, "ok": self.ok, "exitCode": self.exit_code,
+                "nothingToCheck": self.nothing_to_check, "tool": self.tool,
                 "settleSeconds": self.settle, "serverStatus": self.server_status,
                 "protocolVersion": self.protocol_version, "profiles": self.profiles,
                 "metadataProblems": self.metadata, "metadataWarnings": self.metadata_warnings,
@@ -113,16 +129,22 @@ class CheckReport:
             lines.extend(f"  {line(m['tool'])}: {line(m['problem'])}\n      fix [{m['class']}]: {m['fix']}"
                          for m in self.metadata)
         if self.metadata_warnings:
-            lines.append(f"\nwarnings (other tools than {self.tool}; they do not count):")
-            lines.extend(f"  {line(m['tool'])}: {line(m['problem'])}" for m in self.metadata_warnings)
+            lines.append("\nmetadata warnings (they do not count):")
+            lines.extend(f"  {line(m['tool'])}: {line(m['problem'])}"
+                         + ("" if m["class"] == "harmless-metadata" else f"  (not {self.tool}, the tool checked)")
+                         for m in self.metadata_warnings)
         for lack in self.engine_lacks:
             lines.append(f"\nnote: {lack}")
         if len(names) > 1:
             lines.append("\n" + self.matrix_text(names))
+        if self.nothing_to_check:
+            lines.append(f"\nnothing to check: {line(self.nothing_to_check)}")
         failed = sum(1 for v in self.views if not v.ok)
-        lines.append(f"\n{'OK' if self.ok else 'FAILED'}: {len(self.views) - failed} of {len(self.views)} views passed, "
+        verdict = "OK" if self.ok else "NOTHING TO CHECK" if self.exit_code == 5 else "FAILED"
+        lines.append(f"\n{verdict}: {len(self.views) - failed} of {len(self.views)} views passed, "
                      f"{len(self.metadata)} metadata problem(s)"
-                     + (f", {len(self.metadata_warnings)} warning(s) about other tools" if self.metadata_warnings else ""))
+                     + (f", {len(self.metadata_warnings)} metadata warning(s)" if self.metadata_warnings else "")
+                     + f" (exit code {self.exit_code})")
         return "\n".join(lines)
 
     def matrix_text(self, names: list[str]) -> str:
@@ -158,7 +180,7 @@ def _view_lines(v: ViewReport, *, with_profile: bool) -> list[str]:
         lines.append(f"      error: {line(v.failure)}")
     # The failure's own fix right under it, then the rest in the order they were found.
     for f in sorted(v.findings, key=lambda f: f["message"] != v.failure):
-        label = "problem" if f["severity"] == "failure" else "warning"
+        label = {"failure": "problem", "warning": "warning"}.get(f["severity"], "note")
         if f["message"] != v.failure:
             lines.append(f"      {label}: {line(f['message'])}")
         lines.append(f"        [{f['class']}] fix: {f['fix']}")

@@ -17,6 +17,7 @@ from moka_shell.core.views.view import View, notification
 from moka_shell.errors import MokaError, ServerUnavailableError, UnknownServerError, UsageError
 from moka_shell.inspector import EventFilter
 from moka_shell.paths import Paths
+from moka_shell.shells.check import loads
 from moka_shell.shells.check import storage as check_storage
 from moka_shell.shells.check.engines import ChromiumEngine, Engine, pick_engine
 from moka_shell.shells.check.profiles import ProfileSpec, resolve
@@ -106,11 +107,15 @@ class Checker:
             chosen = [t for t in tools if t.name == tool]
             if not chosen:
                 raise UsageError(f"server {self.server!r} has no tool {tool!r}")
-            if not chosen[0].resource_uri:
-                self.report.add_problem(tool, "has no UI resource (no valid _meta.ui.resourceUri)")
+            if not chosen[0].resource_uri and not self.report.metadata:
+                self.report.nothing_to_check = f"tool {tool!r} has no UI (no _meta.ui.resourceUri)"
             return [t for t in chosen if t.resource_uri]
-        return [t for t in tools if t.resource_uri and t.model_visible] + \
+        entries = [t for t in tools if t.resource_uri and t.model_visible] + \
             [t for t in tools if t.resource_uri and not t.model_visible]
+        if not entries and not self.report.metadata:
+            self.report.nothing_to_check = (f"server {self.server!r} has no UI tool ({len(tools)} tool"
+                                            f"{'' if len(tools) == 1 else 's'}; none has a _meta.ui.resourceUri)")
+        return entries
 
     def _on_event(self, event: str, data: Any) -> None:
         # Runs on the core's loop thread: consent the check answered for the view being rendered.
@@ -148,19 +153,23 @@ class Checker:
         view = app.view_host.views[view_id]
         for problem in view.policy.rejected:
             self.report.add_problem(entry.name, problem)
+        for problem in view.policy.ignored:
+            self.report.add_problem(entry.name, problem, harmless=True)
         vr.csp = view.policy.header
         engine.open(app.view_host.popout_url(view) + "&check=1")
         watched = watch(view, app.inspector, settle=self.settle,
                         deadline=time.monotonic() + self.timeout + self.settle, pause=engine.pause)
         probe = engine.probe(view.id) if view.initialized else None
+        painted = engine.painted(view.id) if view.initialized and view.state != "failed" else None
         if self.options.screenshot_dir and view.initialized and view.state != "failed":
             self._screenshots(vr, view, engine, spec)
         vr.engine_lacks = [lack for lack in engine.lacks if self._wants(lack)]
         events = app.inspector.query(EventFilter(view=view.id), limit=5000)
         with self._lock:
             consent, self._consent = self._consent or [], None
-        collect(vr, view, events, wall0=self._wall0, timeout=self.timeout, watched=watched, probe=probe,
-                profile=spec.profile, consent=consent, engine=engine.name)
+        collect(vr, view, events, wall0=self._wall0, timeout=self.timeout, watched=watched,
+                seen={"probe": probe, "painted": painted,
+                      "loads": loads.reasons(loads.failed_urls(events), engine.failed_loads())}, profile=spec.profile, consent=consent, engine=engine.name)
         check_storage.report(app, view, vr, self.options.no_storage)
         if self.options.record:
             from moka_shell.shells.check.replay import write_recording
@@ -233,7 +242,9 @@ def run_check(paths: Paths, server: str, options: CheckOptions) -> CheckReport:
                                for s in specs]
     try:
         entries = checker.start()
-        if kind == "chromium":
+        if not entries:
+            pass  # nothing to render: no engine to start
+        elif kind == "chromium":
             eng = ChromiumEngine()
             try:
                 checker.render_all(entries, eng, specs)

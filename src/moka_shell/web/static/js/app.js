@@ -24,6 +24,8 @@ import settings from "./settings/screen.js";
 const SCREENS = [chat, runner, servers, inspector, settings];
 // A browser-mode pop-out window is this same page opened as /?token=…&view=<viewId>.
 const POPOUT_VIEW = new URLSearchParams(location.search).get("view");
+// `moka check` opens the pop-out page with check=1: the view inline, at the size a chat gives it.
+const CHECK_PAGE = new URLSearchParams(location.search).has("check");
 let current = null;
 
 function parseHash() {
@@ -157,9 +159,9 @@ async function hello() {
 async function bootPopout(viewId) {
   document.getElementById("app").hidden = true;
   document.getElementById("boot")?.remove();
-  const root = h("div", { class: "popout-root", id: "popout-root" });
+  const root = h("div", { class: CHECK_PAGE ? "popout-root check-root" : "popout-root", id: "popout-root" });
   document.body.prepend(root);
-  viewHost.setPopout(viewId);
+  viewHost.setPopout(viewId, { inline: CHECK_PAGE });
   initShortcuts({ screens: SCREENS, navigate, current: () => null, popoutView: viewId });
   await api.connect();
   api.start();

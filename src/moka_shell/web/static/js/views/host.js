@@ -22,6 +22,7 @@ const byWindow = new Map(); // proxy WindowProxy -> record (the only windows we 
 const placers = []; // (data) => Element | Promise<Element> | null
 let info = { mode: "browser" };
 let popoutOnly = null; // in a popout window: the one viewId this page shows
+let popoutInline = false; // `moka check`: that view is shown inline, as a chat or the Tool runner shows it
 
 // Registered before any iframe exists, so a view's first message can never be missed.
 window.addEventListener("message", onMessage);
@@ -208,7 +209,7 @@ function applySize(rec, { animate = true } = {}) {
   if (rec.wire === "fullscreen") frame.style.height = "100%";
   else if (rec.wire === "pip")
     frame.style.height = `${Math.min(Math.max(rec.height || 240, 120), Math.round(window.innerHeight * 0.6))}px`;
-  else frame.style.height = rec.height ? `${rec.height}px` : "";
+  else frame.style.height = `${rec.height || startHeight()}px`;
   if (!animate) {
     void frame.offsetHeight; // take the new height now, before the transition comes back
     requestAnimationFrame(() => {
@@ -217,6 +218,10 @@ function applySize(rec, { animate = true } = {}) {
   }
   if (rec.wire === "pip") layoutPips();
 }
+
+// Until its view sizes itself, a frame is as tall as the core says (app.info): tall enough for a
+// view that sizes itself from its own frame to show whole.
+const startHeight = () => info.limits?.inlineStartHeight ?? 600;
 
 function setState(rec, state) {
   rec.state = state;
@@ -263,7 +268,7 @@ function applyMode(rec, mode, wireMode, opensWindow) {
   const m = modeInfo(mode);
   rec.mode = m.id;
   // In a popout window this page *is* the window: fill it, whatever the main window shows.
-  const popoutHere = popoutOnly === rec.id;
+  const popoutHere = popoutOnly === rec.id && !popoutInline;
   const isWindow = (opensWindow ?? (m.opensWindow || m.id === "popout")) && !popoutHere;
   const previousWire = rec.wire;
   rec.wire = popoutHere ? "fullscreen" : isWindow ? "popout" : wireMode || m.wireMode || "inline";
@@ -528,7 +533,7 @@ api.on(
   "view.display",
   withView((rec, d) => {
     // A pop-out window whose view went back to the main window has nothing left to show.
-    if (popoutOnly === rec.id && !(d.opensWindow ?? d.mode === "popout")) {
+    if (popoutOnly === rec.id && !popoutInline && !(d.opensWindow ?? d.mode === "popout")) {
       window.close();
       return;
     }
@@ -598,9 +603,10 @@ export const viewHost = {
   addPlacer(fn) {
     placers.push(fn);
   },
-  /** Popout window mode: this page shows only `viewId`, filling the window. */
-  setPopout(viewId) {
+  /** Popout window mode: this page shows only `viewId`, filling the window (`inline`: as a chat shows it). */
+  setPopout(viewId, { inline = false } = {}) {
     popoutOnly = viewId;
+    popoutInline = inline;
   },
   /** Mount a view from views.get data (a pop-out window has no view.created to wait for). */
   mount: mountView,

@@ -1,0 +1,142 @@
+"""`moka check` tells the truth in both directions (findings C1-C7, V1): valid apps pass, broken ones
+fail naming the cause, at the size a view really gets in Moka, and the exit code agrees with the matrix."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from browser_support import Moka, npm_stdio
+from support import SERVERS
+
+TRUTH = {"command": sys.executable, "args": [str(SERVERS / "truth_server.py")]}
+NO_UI = {"command": sys.executable, "args": [str(SERVERS / "truth_server.py"), "--no-ui"]}
+START_HEIGHT = 600  # a frame's height before its view sizes itself (css/views.css)
+
+
+def check(tmp_path: Path, *args: str, servers: dict[str, Any] | None = None) -> tuple[int, dict[str, Any], str]:
+    """`moka check ARGS --json` in a subprocess: its exit code, its report, and stderr."""
+    (tmp_path / "config.json").write_text(json.dumps({"mcpServers": servers or {"truth": TRUTH, "noui": NO_UI}}))
+    env = {**os.environ, "MOKA_CONFIG": str(tmp_path / "config.json"), "MOKA_DATA_DIR": str(tmp_path / "data")}
+    proc = subprocess.run([sys.executable, "-m", "moka_shell", "check", *args, "--json"], capture_output=True,
+                          text=True, env=env, timeout=240)
+    report = json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else {}
+    if report:
+        cells = [s for row in report["matrix"].values() for s in row.values()]
+        # The exit code always agrees with the matrix: 1 exactly when some cell is FAIL.
+        assert (proc.returncode == 1) == ("FAIL" in cells), (proc.returncode, report["matrix"])
+    return proc.returncode, report, proc.stderr
+
+
+def findings(view: dict[str, Any], severity: str | None = None) -> list[dict[str, Any]]:
+    return [f for f in view["findings"] if severity is None or f["severity"] == severity]
+
+
+def test_declared_permissions_are_what_the_person_would_be_asked(tmp_path: Path) -> None:
+    """C1: declaring clipboardWrite and microphone is valid: information, never a metadata failure."""
+    code, report, err = check(tmp_path, "truth", "--tool", "permissions")
+    assert code == 0, (report, err)
+    assert report["metadataProblems"] == [] and report["matrix"] == {"permissions": {"moka": "PASS"}}
+    (view,) = report["views"]
+    (info,) = findings(view, "info")
+    assert info["class"] == "asks-permission"
+    assert "would ask the person for clipboardWrite, microphone" in info["message"]
+    assert "_meta" not in info["fix"] or "remove" not in info["fix"].lower()
+    assert not any("Fix the tool's _meta" in f["fix"] for f in view["findings"])
+
+
+def test_a_harmless_csp_entry_is_a_warning_and_the_exit_code_agrees(tmp_path: Path) -> None:
+    """C2: `blob:` in resourceDomains is ignored harmlessly: a warning in every profile, exit 0."""
+    code, report, err = check(tmp_path, "truth", "--tool", "blob_csp", "--profile", "moka,vscode")
+    assert code == 0, (report, err)
+    assert report["metadataProblems"] == []
+    assert report["matrix"] == {"blob_csp": {"moka": "WARN", "vscode": "WARN"}}
+    assert any("blob:" in w["problem"] for w in report["metadataWarnings"])
+
+
+def test_a_view_that_paints_nothing_fails_as_blank(tmp_path: Path) -> None:
+    """C3: its text is in the DOM, but its pixels are one colour: blank, judged by what is painted."""
+    code, report, _ = check(tmp_path, "truth", "--tool", "painted_blank")
+    assert code == 1
+    (view,) = report["views"]
+    assert view["findings"][0]["class"] == "blank-view", view["findings"]
+    assert "painted nothing" in view["failure"]
+    assert view["size"]["rendered"]["text"] > 0  # what the old DOM probe saw, and passed
+    assert view["size"]["painted"]["colours"] == 1
+
+
+def test_a_script_that_fails_to_load_is_named_as_the_cause(tmp_path: Path) -> None:
+    """C4: the entry script from a declared origin answers 404: the URL and the status are the cause."""
+    code, report, _ = check(tmp_path, "truth", "--tool", "cdn_missing")
+    assert code == 1
+    (view,) = report["views"]
+    first = view["findings"][0]
+    assert first["class"] == "load-failed", view["findings"]
+    assert re.search(r"http://127\.0\.0\.1:\d+/sdk/app\.js", first["message"]) and "404" in first["message"], first
+    assert view["failure"] == first["message"]
+
+
+def test_a_csp_blocked_entry_script_fails_at_once(tmp_path: Path) -> None:
+    """C5: the block is certain once the document has loaded without a handshake; no waiting for --timeout.
+
+    With --timeout 600 a check that waited for it would outlive the subprocess's 240 s limit.
+    """
+    code, report, _ = check(tmp_path, "truth", "--tool", "csp_blocked_entry", "--timeout", "600")
+    assert code == 1
+    (view,) = report["views"]
+    assert [f["class"] for f in findings(view, "failure")][:2] == ["csp-blocked", "no-handshake"], view["findings"]
+    assert "cdn.undeclared.example" in view["failure"]
+
+
+def test_a_server_with_no_ui_tool_has_nothing_to_check(tmp_path: Path) -> None:
+    """C6: say so plainly, with its own exit code (5), in text and in JSON."""
+    code, report, _ = check(tmp_path, "noui")
+    assert code == 5 and report["nothingToCheck"] and not report["ok"], report
+    (tmp_path / "text").mkdir()
+    env = {**os.environ, "MOKA_CONFIG": str(tmp_path / "config.json"), "MOKA_DATA_DIR": str(tmp_path / "data")}
+    text = subprocess.run([sys.executable, "-m", "moka_shell", "check", "noui"], capture_output=True, text=True,
+                          env=env, timeout=240)
+    assert text.returncode == 5 and "nothing to check" in text.stdout and "no UI tool" in text.stdout, text.stdout
+    one = subprocess.run([sys.executable, "-m", "moka_shell", "check", "truth", "--tool", "plain"],
+                         capture_output=True, text=True, env=env, timeout=240)
+    assert one.returncode == 5 and "nothing to check" in one.stdout, one.stdout + one.stderr
+
+
+def test_check_renders_views_at_the_size_moka_gives_them(tmp_path: Path) -> None:
+    """C7: a view that sizes itself from its frame gets Moka's starting height; one that needs more is clipped."""
+    code, report, _ = check(tmp_path, "truth", "--tool", "sizes_from_frame")
+    assert code == 0, report
+    (view,) = report["views"]
+    assert view["size"]["rendered"]["frame"]["height"] == START_HEIGHT, view["size"]
+    assert view["size"]["requested"]["height"] == START_HEIGHT
+    code, report, _ = check(tmp_path, "truth", "--tool", "clipped_by_frame")
+    assert code == 1
+    (view,) = report["views"]
+    assert view["findings"][0]["class"] == "clipped", view["findings"]
+    assert "700" in view["failure"] and str(START_HEIGHT) in view["failure"], view["failure"]
+
+
+def test_official_apps_that_declare_permissions_pass(tmp_path: Path) -> None:
+    """The official PDF viewer declares clipboardWrite: it passes, telling what the person would be asked."""
+    code, report, err = check(tmp_path, "pdf", servers={"pdf": npm_stdio("mcp-pdf-server")})
+    assert code == 0, (json.dumps(report)[-3000:], err[-2000:])
+    infos = [f for v in report["views"] for f in findings(v, "info")]
+    assert any("clipboardWrite" in f["message"] for f in infos), infos
+
+
+def test_a_frame_starts_tall_enough_for_a_view_sized_from_it(moka_factory: Any) -> None:
+    """V1: in the Tool runner, a view that reports its own frame's height renders whole (600 px, not 160)."""
+    moka: Moka = moka_factory({"truth": TRUTH})
+    moka.open("runner").wait_for_selector(".runner-layout", state="visible")  # run from a screen on show
+    moka.call("tools.run", {"server": "truth", "tool": "sizes_from_frame", "arguments": {}})
+    view = moka.wait_view_ready("sizes_from_frame")
+    iframe = moka.page.locator(f'.view-frame[data-view-id="{view.id}"]')
+    moka.wait(lambda: view.height == START_HEIGHT, what="the view reported its frame's height")
+    moka.wait(lambda: abs(iframe.bounding_box()["height"] - START_HEIGHT) < 1, what="the frame at 600 px")
+    frame = moka.frame(view.id)
+    assert frame.evaluate("document.getElementById('end').getBoundingClientRect().bottom") <= START_HEIGHT
