@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from email.parser import Parser
 from pathlib import Path
 from typing import Any
+from urllib.error import HTTPError
+from urllib.request import urlopen
 from zipfile import ZipFile
 
 import pytest
@@ -211,11 +213,48 @@ def test_without_pip_plugins_go_into_the_plugin_folder(tmp_path_factory: pytest.
     assert list((tmp_path / "data" / "plugins").iterdir()) == []
 
 
-def test_help_documentation_opens_the_projects_documentation_url() -> None:
-    """Help → Documentation opens the docs the package metadata names (not a package page no release made)."""
-    from moka_shell.shells.desktop.menu import DOCS_URL
+def test_the_wheel_carries_the_docs_and_moka_serve_shows_them(dist: dict[str, Path], served: str) -> None:
+    """Help → Documentation opens /docs/ of the running install: the wheel carries docs/*.md (setup.py), the
+    page lists them, renders one, and a link to another page opens it in place (no web page named that a
+    release might not have)."""
+    import shutil
+    from urllib.parse import urlsplit
 
-    urls = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]
-    assert DOCS_URL == urls["Documentation"] and "pypi.org" not in DOCS_URL
-    assert urls["Documentation"].startswith(urls["Source"]) and urls["Documentation"].endswith("/docs")
-    assert (ROOT / "docs" / "install.md").is_file()  # what it opens is the repository's docs folder
+    from moka_shell.shells.desktop.menu import DOCS_PATH
+
+    pages = sorted(p.name for p in (ROOT / "docs").glob("*.md"))
+    with ZipFile(dist["wheel"]) as zf:
+        assert sorted(n.rsplit("/", 1)[1] for n in zf.namelist() if n.startswith("moka_shell/docs/")) == pages
+    with tarfile.open(dist["sdist"]) as tf:
+        assert {f"docs/{p}" for p in pages} <= {m.name.split("/", 1)[1] for m in tf.getmembers() if "/" in m.name}
+    origin = "{0.scheme}://{0.netloc}".format(urlsplit(served))
+    with urlopen(origin + "/docs/plugins.md") as reply:
+        assert reply.read().decode() == (ROOT / "docs" / "plugins.md").read_text(encoding="utf-8")
+    for wrong in ("/docs/../pyproject.toml", "/docs/nope.md", "/docs/%2e%2e%2fREADME.md"):
+        with pytest.raises(HTTPError) as refused:
+            urlopen(origin + wrong)
+        assert refused.value.code == 404, wrong
+    chromium = shutil.which("chromium")
+    if not chromium:
+        pytest.skip("chromium is not installed")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        try:
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.goto(origin + DOCS_PATH)
+            page.wait_for_selector("#docs-body .md-h", timeout=30000)
+            assert page.locator("#docs-body .md-h").first.inner_text() == "Installing Moka"  # install.md opens first
+            assert page.locator("#docs-list a").count() == len(pages)
+            link = page.locator('#docs-body a[href*="/docs/#plugins"]').first
+            link.click()
+            page.wait_for_function("() => document.querySelector('#docs-body .md-h')?.textContent === 'Writing plugins'",
+                                   timeout=30000)
+            assert "/docs/#plugins" in page.url and len(page.context.pages) == 1 and not errors, errors
+            if ":" in page.url.rsplit("#", 1)[1]:  # the link named a heading: it is there, with that anchor
+                assert page.locator(f"#{page.url.rsplit(':', 1)[1]}").count() == 1
+        finally:
+            browser.close()

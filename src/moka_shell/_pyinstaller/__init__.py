@@ -26,7 +26,7 @@ PLUGIN_GROUP = "moka"
 #: moka-shell's own distribution name.
 DISTRIBUTION = "moka-shell"
 #: Package data a frozen Moka must carry, as globs relative to ``moka_shell/``.
-DATA_GLOBS = ("web/static/**/*", "demo/views/*", "check_profiles/*.json", "py.typed")
+DATA_GLOBS = ("web/static/**/*", "demo/views/*", "check_profiles/*.json", "py.typed", "docs/*.md")
 #: Subpackages left out of bundles: test doubles and this build-time helper.
 EXCLUDED_SUBPACKAGES = ("moka_shell.testing", "moka_shell._pyinstaller")
 

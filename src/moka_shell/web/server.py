@@ -31,6 +31,7 @@ from moka_shell.core.shell import Endpoints
 from moka_shell.core.views.document import PRELUDE
 from moka_shell.core.views.reports import CspReports
 from moka_shell.errors import BridgeError, ViewError
+from moka_shell.web.docs_pages import doc_pages, doc_text
 from moka_shell.web.frame_limits import WS_MAX_SIZE, FrameRefused, check_frame, frame_text, leading_id
 from moka_shell.web.hygiene import HostGuard, loopback_origins
 from moka_shell.web.proxy_page import build_proxy_page
@@ -45,6 +46,9 @@ STATIC = Path(str(resources.files("moka_shell") / "web" / "static"))
 HOST_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
             "connect-src 'self' ws://127.0.0.1:{host_port} ws://localhost:{host_port}; frame-src {sandbox}; "
             "object-src 'none'; base-uri 'none'; frame-ancestors 'none'")  # no other page may frame Moka (S12)
+# The docs page: its own script and styles, the pages it fetches, no frames, no other origin.
+DOCS_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+            "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 NO_STORE = {"Cache-Control": "no-store"}
 IMMUTABLE = {"Cache-Control": "private, max-age=31536000, immutable"}  # a URL named by its content
 WARM_PAGE = "<!doctype html><title>Moka sandbox</title>"
@@ -123,9 +127,25 @@ class WebServer:
             WebSocketRoute("/api/ws", self._ws),
             Route("/api/rpc", self._rpc_post, methods=["POST"]),
             Mount("/static", StaticFiles(directory=STATIC)),
+            Route("/docs/", self._docs_page),
+            Route("/docs/pages.json", self._docs_list),
+            Route("/docs/{name}.md", self._docs_text),
             Route("/{path:path}", self._not_found),
         ]
         return Starlette(routes=routes)
+
+    # The user docs (Help → Documentation): no token, like the static files; nothing in them is secret.
+    async def _docs_page(self, request: Request) -> Response:
+        return FileResponse(STATIC / "docs.html", headers={**NO_STORE, "Content-Security-Policy": DOCS_CSP})
+
+    async def _docs_list(self, request: Request) -> Response:
+        return Response(json.dumps(doc_pages()), media_type="application/json", headers=NO_STORE)
+
+    async def _docs_text(self, request: Request) -> Response:
+        text = doc_text(request.path_params["name"])
+        if text is None:
+            return PlainTextResponse("no such page in Moka's docs", status_code=404)
+        return PlainTextResponse(text, media_type="text/markdown; charset=utf-8", headers=NO_STORE)
 
     async def _index(self, request: Request) -> Response:
         # The same policy in every mode: the desktop windows use the WebSocket too, not

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from moka_shell.shells.desktop import qt as desktop_qt
 from moka_shell.shells.desktop.actions import open_in_browser
+from moka_shell.shells.desktop.menu import DOCS_PATH
 
 if TYPE_CHECKING:
     from moka_shell.shells.core_thread import CoreThread
@@ -73,3 +74,9 @@ class DesktopCommands:
     def open_url(self, url: str) -> None:
         """Open a link in the default browser."""
         open_in_browser(url)
+
+    def docs(self) -> None:
+        """This install's docs in the default browser, from Moka's own loopback server."""
+        web = getattr(self.core, "web", None)
+        if web is not None:  # still starting: nothing serves them yet
+            open_in_browser(web.endpoints.host_origin + DOCS_PATH)

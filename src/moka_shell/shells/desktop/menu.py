@@ -11,10 +11,10 @@ import sys
 from collections.abc import Callable
 from typing import Any, Protocol
 
-# The repository's docs: the project's "Documentation" URL (pyproject.toml), which exists whether
-# or not a release was ever published (no package page does before one). "Report an issue" shows
-# what a report needs (version, platform, files) for the person to copy.
-DOCS_URL = "https://github.com/moka-app/moka/tree/main/docs"
+# Help → Documentation opens the docs this install carries, served by Moka at /docs/ (offline, and
+# the docs of the version running). "Report an issue" shows what a report needs (version,
+# platform, files) for the person to copy.
+DOCS_PATH = "/docs/"
 
 MOD = "Cmd" if sys.platform == "darwin" else "Ctrl"
 
@@ -53,6 +53,10 @@ class MenuCommands(Protocol):
         """Open a link in the default browser."""
         ...
 
+    def docs(self) -> None:
+        """Open this install's documentation (Moka serves it at ``DOCS_PATH``)."""
+        ...
+
 
 def label(title: str, keys: str | None = None) -> str:
     """A menu item's text with its shortcut shown on the right (``Ctrl+N``)."""
@@ -77,7 +81,7 @@ def menu_spec(c: MenuCommands) -> list[tuple[str, list[tuple[str, Callable[[], N
                             (label("Actual size", "0"), lambda: c.zoom(0)), None,
                             ("Light theme", lambda: c.theme("light")), ("Dark theme", lambda: c.theme("dark")),
                             ("Match the system", lambda: c.theme("system"))]),
-        ("Help", [("Documentation", lambda: c.open_url(DOCS_URL)), ("Report an issue…", page("report")),
+        ("Help", [("Documentation", c.docs), ("Report an issue…", page("report")),
                   None, ("About Moka", page("about"))]),
     ]
 
