@@ -256,5 +256,8 @@ def test_the_wheel_carries_the_docs_and_moka_serve_shows_them(dist: dict[str, Pa
             assert "/docs/#plugins" in page.url and len(page.context.pages) == 1 and not errors, errors
             if ":" in page.url.rsplit("#", 1)[1]:  # the link named a heading: it is there, with that anchor
                 assert page.locator(f"#{page.url.rsplit(':', 1)[1]}").count() == 1
+            page.goto(served + "#settings")  # browser mode: Settings → About links to them
+            page.wait_for_selector("#about-docs", timeout=30000)
+            assert page.get_attribute("#about-docs", "href") == DOCS_PATH
         finally:
             browser.close()

@@ -119,16 +119,15 @@ function aboutCard() {
     ["Sandbox origin", info.sandboxOrigin],
     ["Display modes", modes],
   ];
-  return card(
-    "info",
-    "About Moka",
-    null,
-    h(
-      "dl",
-      { class: "facts" },
-      facts.filter(([, v]) => v).map(([k, v]) => h("div", {}, h("dt", { text: k }), h("dd", { text: String(v) }))),
-    ),
-  );
+  const list = facts
+    .filter(([, v]) => v)
+    .map(([k, v]) => h("div", {}, h("dt", { text: k }), h("dd", { text: String(v) })));
+  // The install's own docs (served at /docs/); the desktop has them in Help → Documentation.
+  if (info.mode !== "desktop") {
+    const docs = h("a", { href: "/docs/", target: "_blank", rel: "noopener", id: "about-docs", text: "Open the docs" });
+    list.push(h("div", {}, h("dt", { text: "Documentation" }), h("dd", {}, docs)));
+  }
+  return card("info", "About Moka", null, h("dl", { class: "facts" }, list));
 }
 
 function render(s) {
