@@ -114,6 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "m365-copilot, minimal, moka; repeatable; 'all' prints a tool x profile matrix)")
     k.add_argument("--screenshot", metavar="DIR", help="save a PNG of each settled view, light and dark")
     k.add_argument("--junit", metavar="FILE", help="write JUnit XML (one test case per tool x profile)")
+    k.add_argument("--html", metavar="FILE", help="write the report as one self-contained HTML page, "
+                                                  "screenshots included")
     k.add_argument("--record", metavar="FILE", help="with --tool: save the view's session as a recording "
                                                     "(play it back with `moka replay FILE`)")
     k.add_argument("--no-storage", action="store_true",

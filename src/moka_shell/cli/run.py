@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import sys
+import tempfile
 
 from moka_shell.errors import UsageError
 from moka_shell.paths import Paths, resolve_paths
@@ -48,6 +49,7 @@ def desktop(args: argparse.Namespace) -> int:
 def check(args: argparse.Namespace) -> int:
     """Render a server's UI tools headless and print a report."""
     from moka_shell.shells.check.run import CheckOptions, run_check
+    from moka_shell.shells.check.html_report import write_html
     from moka_shell.shells.check.junit import write_junit
 
     tool_args = None
@@ -62,10 +64,19 @@ def check(args: argparse.Namespace) -> int:
             raise UsageError(f"--args must be a JSON object: {exc.msg}") from exc
     if args.settle < 0 or args.timeout <= 0:
         raise UsageError("--settle must be 0 or more and --timeout more than 0")
-    options = CheckOptions(tool=args.tool, tool_args=tool_args, timeout=args.timeout, settle=min(args.settle, args.timeout),
-                           engine=args.engine, profiles=args.profile, screenshot_dir=args.screenshot,
-                           record=args.record, no_storage=args.no_storage)
-    report = run_check(paths_of(args), args.server, options)
+    with tempfile.TemporaryDirectory(prefix="moka-check-") as shots:
+        # The HTML report embeds the screenshots: without --screenshot they are taken into a folder
+        # that goes once the report is written.
+        options = CheckOptions(tool=args.tool, tool_args=tool_args, timeout=args.timeout,
+                               settle=min(args.settle, args.timeout), engine=args.engine, profiles=args.profile,
+                               screenshot_dir=args.screenshot or (shots if args.html else None),
+                               record=args.record, no_storage=args.no_storage)
+        report = run_check(paths_of(args), args.server, options)
+        if args.html:
+            write_html(report, args.html)
+        if not args.screenshot:
+            for view in report.views:
+                view.screenshots = {}  # taken only for the HTML report, and gone with the folder
     if args.junit:
         write_junit(report, args.junit)
     if args.json:
