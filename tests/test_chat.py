@@ -19,8 +19,10 @@ from moka_shell.paths import Paths
 from moka_shell.plugins import PluginHost
 from moka_shell.testing import EventRecorder, start_app
 from moka_shell.testing.fake_anthropic import FakeAnthropicServer
-from moka_shell.testing.fake_openai import Error, FakeOpenAIServer, Text, ToolCall
+from moka_shell.core.chat.partial_json import repair_partial_json
+from moka_shell.testing.fake_openai import Error, FakeOpenAIServer, Hold, Text, ToolCall
 from moka_shell.testing.memory import InMemoryTransport
+from support import until
 
 pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,6 +103,38 @@ async def test_streamed_arguments_reach_the_view_as_partials(paths: Paths) -> No
     assert methods[first_input + 1] == "ui/notifications/tool-result"
     partials = [m["params"]["arguments"] for m in posts[:first_input]]
     assert all(set(p) <= {"sides", "count"} for p in partials)
+
+
+async def test_a_view_that_handshakes_late_gets_the_newest_partial_first(paths: Paths) -> None:
+    """Fragments that came before the view listened are not lost: its handshake brings the newest ones (V3)."""
+    call = ToolCall("roll_dice", {"sides": 20, "count": 4}, fragments=12, hold=Hold(after=7))
+    assert call.hold is not None
+    want = repair_partial_json("".join(call.pieces()[:7]))
+    with FakeOpenAIServer() as srv:
+        srv.enqueue([[call], [Text("done")]])
+        app, events = await make_app(paths, srv.base_url)
+        try:
+            cid = app.chat.start_turn(None, "roll")
+            assert await asyncio.to_thread(call.hold.reached.wait, 30)
+            view = await until(lambda: next(iter(app.view_host.views.values()), None), "the view")
+            await until(lambda: view.partial == want, "the newest partial kept for the view")
+            d = app.view_host.dispatcher
+            await d.handle(view.id, {"jsonrpc": "2.0", "id": 0, "method": "ui/initialize", "params": {
+                "protocolVersion": "2026-01-26", "appInfo": {"name": "t", "version": "1"}, "appCapabilities": {}}})
+            await d.handle(view.id, {"jsonrpc": "2.0", "method": "ui/notifications/initialized"})
+        finally:
+            call.hold.release.set()
+        try:
+            await app.chat.wait(cid)
+        finally:
+            await app.stop()
+    posts = [d["message"] for e, d in events if e == "view.post" and d["viewId"] == view.id]
+    assert posts[0] == {"jsonrpc": "2.0", "method": "ui/notifications/tool-input-partial", "params": {"arguments": want}}
+    methods = [m["method"] for m in posts]
+    first_input = methods.index("ui/notifications/tool-input")
+    assert set(methods[:first_input]) == {"ui/notifications/tool-input-partial"}
+    # The last partial is the whole input: the throttle never leaves the view behind the model.
+    assert posts[first_input - 1]["params"]["arguments"] == {"sides": 20, "count": 4}
 
 
 async def test_name_collisions_are_prefixed_and_mapped_back(paths: Paths) -> None:

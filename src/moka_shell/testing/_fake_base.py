@@ -41,6 +41,24 @@ class Text(Step):
     delay: float = 0.0  # seconds to wait before sending it
 
 
+@dataclass(frozen=True, eq=False)
+class Hold:
+    """Where a scripted tool call stops streaming until the test lets it go on.
+
+    The fake sends ``after`` argument fragments, sets ``reached`` and waits for ``release``:
+    a test can act while a call is half-written (its view mounted, its arguments incomplete).
+    """
+
+    after: int
+    reached: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
+
+    async def wait(self) -> None:
+        """Say the point was reached, then wait (off the server's loop) until released."""
+        self.reached.set()
+        await asyncio.to_thread(self.release.wait)
+
+
 @dataclass(frozen=True)
 class ToolCall(Step):
     """A tool call whose JSON arguments are streamed in `fragments` pieces."""
@@ -51,6 +69,7 @@ class ToolCall(Step):
     delay: float = 0.0  # seconds to wait before each fragment
     call_id: str | None = None  # generated in the provider's style when None
     raw_arguments: str | None = None  # sent verbatim instead of `arguments` (e.g. broken JSON)
+    hold: Hold | None = None  # stop after `hold.after` fragments until the test releases it
 
     @property
     def arguments_json(self) -> str:
@@ -62,6 +81,12 @@ class ToolCall(Step):
     def pieces(self) -> list[str]:
         """The argument text split into (at most) `fragments` consecutive pieces."""
         return split_text(self.arguments_json, self.fragments)
+
+    async def before_fragment(self, index: int) -> None:
+        """Wait before sending fragment ``index``: the step's delay, and its hold if it is there."""
+        if self.hold is not None and index == self.hold.after:
+            await self.hold.wait()
+        await pause(self.delay)
 
 
 @dataclass(frozen=True)

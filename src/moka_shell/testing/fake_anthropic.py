@@ -26,6 +26,7 @@ from moka_shell.testing._fake_base import (
     Error,
     FakeServerBase,
     Finish,
+    Hold,
     Step,
     Text,
     ToolCall,
@@ -40,6 +41,7 @@ __all__ = [
     "Error",
     "FakeAnthropicServer",
     "Finish",
+    "Hold",
     "Step",
     "Text",
     "ToolCall",
@@ -178,9 +180,9 @@ class FakeAnthropicServer(FakeServerBase):
                 yield _event("content_block_start", {"type": "content_block_start", "index": index,
                                                      "content_block": block})
                 # Anthropic opens every tool_use block with an empty partial_json.
-                for piece in ["", *step.pieces()]:
+                for i, piece in enumerate(["", *step.pieces()]):
                     if piece:
-                        await pause(step.delay)
+                        await step.before_fragment(i - 1)
                     yield _event("content_block_delta", {"type": "content_block_delta", "index": index,
                                                          "delta": {"type": "input_json_delta", "partial_json": piece}})
                 yield _event("content_block_stop", {"type": "content_block_stop", "index": index})

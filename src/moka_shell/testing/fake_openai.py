@@ -26,6 +26,7 @@ from moka_shell.testing._fake_base import (
     Error,
     FakeServerBase,
     Finish,
+    Hold,
     Step,
     Text,
     ToolCall,
@@ -40,6 +41,7 @@ __all__ = [
     "Error",
     "FakeOpenAIServer",
     "Finish",
+    "Hold",
     "Step",
     "Text",
     "ToolCall",
@@ -170,8 +172,8 @@ class FakeOpenAIServer(FakeServerBase):
                 head = {"index": tool_index, **self.call_id_field(step), "type": "function",
                         "function": {"name": step.name, "arguments": ""}}
                 yield chunk({"tool_calls": [head]})
-                for piece in step.pieces():
-                    await pause(step.delay)
+                for i, piece in enumerate(step.pieces()):
+                    await step.before_fragment(i)
                     yield chunk({"tool_calls": [{"index": tool_index, "function": {"arguments": piece}}]})
                 tool_index += 1
             elif isinstance(step, Error):

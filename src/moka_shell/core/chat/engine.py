@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections import deque
 from typing import Any
 
@@ -31,7 +30,7 @@ from moka_shell.core.chat.history import app_message_text, build_history
 from moka_shell.core.chat.media import Attachment
 from moka_shell.core.chat.instructions import with_instructions
 from moka_shell.core.chat.request import build_request, choose, detect_local
-from moka_shell.core.chat.partial_json import repair_partial_json
+from moka_shell.core.chat.partial_feed import PartialFeed
 from moka_shell.core.chat.sampling import sample_once, sampling_messages
 from moka_shell.core.chat.store import Store
 from moka_shell.core.chat.tool_call import ToolCall
@@ -46,7 +45,6 @@ from moka_shell.inspector import Inspector
 from moka_shell.registered import Registered
 
 log = logging.getLogger("moka.chat")
-PARTIAL_INTERVAL = 0.05
 
 
 class ChatEngine:
@@ -248,36 +246,35 @@ class ChatEngine:
         # calls not yet ended, oldest first (deltas go to the newest, an end closes the oldest).
         open_calls: dict[str, deque[ToolCall]] = {}
         buffers: dict[str, str] = {}
-        last_partial: dict[str, float] = {}
-        async for event in backend.stream(request):
-            if isinstance(event, TextDelta) and event.text:
-                self.store.append_text(mid, event.text)
-                self.emit("chat.delta", {"conversationId": cid, "messageId": mid, "text": event.text})
-            elif isinstance(event, ToolCallStart):
-                call = await self.calls.begin(turn, mid, event.call_id, event.name, names)
-                calls.append(call)
-                open_calls.setdefault(event.call_id, deque()).append(call)
-                buffers[call.id] = ""
-            elif isinstance(event, ToolCallDelta) and open_calls.get(event.call_id):
-                call = open_calls[event.call_id][-1]
-                buffers[call.id] += event.arguments_delta
-                now = time.monotonic()
-                if call.view is not None and now - last_partial.get(call.id, 0) >= PARTIAL_INTERVAL:
-                    partial = repair_partial_json(buffers[call.id])
-                    if partial is not None:
-                        last_partial[call.id] = now
-                        self.views.set_partial(call.view, partial)
-            elif isinstance(event, ToolCallEnd):
-                waiting = open_calls.get(event.call_id)
-                if waiting:
-                    call = waiting.popleft()
-                else:  # a backend that sends only the end
+        feed = PartialFeed(self.views)
+        try:
+            async for event in backend.stream(request):
+                if isinstance(event, TextDelta) and event.text:
+                    self.store.append_text(mid, event.text)
+                    self.emit("chat.delta", {"conversationId": cid, "messageId": mid, "text": event.text})
+                elif isinstance(event, ToolCallStart):
                     call = await self.calls.begin(turn, mid, event.call_id, event.name, names)
                     calls.append(call)
-                self.calls.end_arguments(cid, call, buffers.get(call.id, ""), event.arguments)
-            elif isinstance(event, Done):
-                self.inspector.record("agent", {"event": "done", "stopReason": event.stop_reason},
-                                      method="agent/stream-done")
+                    open_calls.setdefault(event.call_id, deque()).append(call)
+                    buffers[call.id] = ""
+                elif isinstance(event, ToolCallDelta) and open_calls.get(event.call_id):
+                    call = open_calls[event.call_id][-1]
+                    buffers[call.id] += event.arguments_delta
+                    feed.update(call, buffers[call.id])
+                elif isinstance(event, ToolCallEnd):
+                    waiting = open_calls.get(event.call_id)
+                    if waiting:
+                        call = waiting.popleft()
+                    else:  # a backend that sends only the end
+                        call = await self.calls.begin(turn, mid, event.call_id, event.name, names)
+                        calls.append(call)
+                    feed.end(call)
+                    self.calls.end_arguments(cid, call, buffers.get(call.id, ""), event.arguments)
+                elif isinstance(event, Done):
+                    self.inspector.record("agent", {"event": "done", "stopReason": event.stop_reason},
+                                          method="agent/stream-done")
+        finally:
+            feed.close()
         # Calls that failed before running still get an answer in the history (as errors).
         return [c for c in calls if c.status in ("running", "error")]
 

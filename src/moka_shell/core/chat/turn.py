@@ -76,7 +76,10 @@ class TurnCalls:
                 self.views.cancel(call.view, call.error)
         else:
             # The view gets tool-input when the call runs: after approval, with the arguments allowed.
+            # Until then it shows them whole as the newest partial (the stream's last ones are throttled).
             call.arguments, call.status = arguments, "running"
+            if call.view is not None:
+                self.views.set_partial(call.view, arguments)
             self.store.update_call(call.id, arguments=arguments, status="running")
         self._emit(cid, call)
 

@@ -48,7 +48,9 @@ class Delivery:
         """A view just finished its handshake: its input and result (replayed), then what waited."""
         for msg in view.data_messages():
             self.post(view, msg)
-            view.mark("input_sent" if msg["method"].endswith("tool-input") else "result_sent")
+            method = msg["method"]
+            if not method.endswith("tool-input-partial"):
+                view.mark("input_sent" if method.endswith("tool-input") else "result_sent")
         queued, view.queue = view.queue, []
         for msg in queued:
             self.post(view, msg)

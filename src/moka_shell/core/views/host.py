@@ -179,8 +179,8 @@ class ViewHost:
         self.delivery.flush(view)
 
     def set_partial(self, view: View, arguments: dict[str, Any]) -> None:
-        """Streamed, repaired arguments: only before tool-input, only to an initialized view."""
-        if view.arguments is None and view.initialized and view.live:
+        """Streamed, repaired arguments: kept until tool-input; sent now to an initialized view, else at its handshake."""
+        if view.give_partial(arguments) and view.initialized and view.live:
             self.delivery.post(view, notification("ui/notifications/tool-input-partial", {"arguments": arguments}))
 
     def set_input(self, view: View, arguments: dict[str, Any]) -> None:

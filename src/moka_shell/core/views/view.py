@@ -69,6 +69,7 @@ class View:
     _state: ViewState = field(default="loading", init=False)
     _initialized: bool = field(default=False, init=False)
     _arguments: dict[str, Any] | None = field(default=None, init=False)
+    _partial: dict[str, Any] | None = field(default=None, init=False)  # the newest streamed arguments
     _result: dict[str, Any] | None = field(default=None, init=False)
     _cancelled: str | None = field(default=None, init=False)
     _ended: bool = field(default=False, init=False)  # a result or a cancellation came (kept after a release)
@@ -97,6 +98,11 @@ class View:
     def arguments(self) -> dict[str, Any] | None:
         """The tool's complete input (None before it came, or after a release)."""
         return self._arguments
+
+    @property
+    def partial(self) -> dict[str, Any] | None:
+        """The newest repaired arguments streamed before the complete input (None once that came)."""
+        return self._partial if self._arguments is None else None
 
     @property
     def result(self) -> dict[str, Any] | None:
@@ -140,11 +146,18 @@ class View:
         self._move("ready")
         self._initialized = True
 
+    def give_partial(self, arguments: dict[str, Any]) -> bool:
+        """Streamed arguments, kept until the complete input; False when that came, the call ended or nothing changed."""
+        if self._arguments is not None or self._ended or arguments == self._partial:
+            return False
+        self._partial = arguments
+        return True
+
     def give_input(self, arguments: dict[str, Any]) -> bool:
         """The complete input, once and before the end; False when it is a repeat or too late."""
         if self._arguments is not None or self._ended:
             return False
-        self._arguments = arguments
+        self._arguments, self._partial = arguments, None
         return True
 
     def give_result(self, result: dict[str, Any]) -> bool:
@@ -190,6 +203,7 @@ class View:
     def release(self) -> None:
         """Let go of input, result and queue (ended, or parked with its data stored elsewhere)."""
         self._arguments = None
+        self._partial = None
         self._result = None
         self.queue = []
         self.app_tools = []
@@ -234,9 +248,15 @@ class View:
         return self.next_id
 
     def data_messages(self) -> list[dict[str, Any]]:
-        """What a freshly initialized view must get: input, then result or cancellation."""
+        """What a freshly initialized view must get: input, then result or cancellation.
+
+        A view whose handshake ends while the model is still writing the arguments gets the
+        newest partial arguments instead, so it shows what came before it was listening.
+        """
         out: list[dict[str, Any]] = []
-        if self._arguments is not None:
+        if self._arguments is None and self._partial is not None and not self._ended:
+            out.append(notification("ui/notifications/tool-input-partial", {"arguments": self._partial}))
+        elif self._arguments is not None:
             out.append(notification("ui/notifications/tool-input", {"arguments": self._arguments}))
             if self._result is not None:
                 out.append(notification("ui/notifications/tool-result", self._result))

@@ -1,0 +1,66 @@
+"""Views built on the official view SDK (inlined by sdk_view.py), for what only a real app shows.
+
+Run it as `python tests/servers/sdk_apps_server.py` (stdio). It imports only `mcp`.
+
+Tools:
+- `note` (text): shows the newest `tool-input-partial`, the input and the result it got
+  (`#partial`, `#input`, `#result`); `window.seen` lists the notifications in order.
+- `late_note` (text): the same, but it connects (starts its handshake) only when the test
+  calls `window.go()` in its frame: a view whose handshake ends after arguments streamed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server import MCPServer
+from mcp.types import ToolAnnotations
+
+from sdk_view import sdk_page
+
+APP_MIME = "text/html;profile=mcp-app"
+BASE = "ui://sdk-apps"
+
+NOTE_BODY = "<h1>Note</h1><pre id='partial'></pre><pre id='input'></pre><pre id='result'></pre>"
+
+
+def note_script(*, late: bool) -> str:
+    """The note view's code: it records what it is sent; ``late`` waits for ``window.go()`` to connect."""
+    start = "window.go = () => app.connect();" if late else "app.connect();"
+    return ("const { App } = window.ExtApps;"
+            "const app = new App({ name: 'sdk-note', version: '1.0.0' }, {});"
+            "window.seen = [];"
+            "const show = (id, v) => { document.getElementById(id).textContent = JSON.stringify(v); };"
+            "app.ontoolinputpartial = (p) => { window.seen.push('partial'); show('partial', p.arguments); };"
+            "app.ontoolinput = (p) => { window.seen.push('input'); show('input', p.arguments); };"
+            "app.ontoolresult = (r) => { window.seen.push('result'); show('result', r.content[0].text); };"
+            + start)
+
+
+def build_server() -> MCPServer:
+    """The server: one resource and one tool per view."""
+    server = MCPServer("sdk-apps", version="0.0.1", log_level="WARNING")
+    for name, late in (("note", False), ("late_note", True)):
+        uri = f"{BASE}/{name}"
+        html = sdk_page(name, NOTE_BODY, note_script(late=late))
+        server.resource(uri, name=name, mime_type=APP_MIME)(_document(html))
+        # Read-only, so a chat runs it unasked (the approval card is tested elsewhere).
+        server.add_tool(_note, name=name, description=f"Write a note ({name} view)",
+                        annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
+                        meta={"ui": {"resourceUri": uri}})
+    return server
+
+
+def _note(text: str) -> str:
+    return f"noted: {text}"
+
+
+def _document(html: str) -> Any:
+    def read() -> str:
+        return html
+
+    return read
+
+
+if __name__ == "__main__":
+    build_server().run("stdio")
