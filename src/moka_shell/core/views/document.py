@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from moka_shell.core.shell import Endpoints
 from moka_shell.core.views.scheme import SCHEME_PRELUDE
+from moka_shell.core.views.storage_prelude import script_json
 
 if TYPE_CHECKING:
     from moka_shell.core.views.view import View
@@ -48,6 +49,18 @@ def inject_prelude(html: str, extra: str = "") -> str:
         j = html.index(">", i) + 1
         return html[:j] + prelude + html[j:]
     return prelude + html
+
+
+def csp_audit_script(view: View) -> str:
+    """The CSP audit line (spec: hosts SHOULD log CSP configurations): the policy this document runs
+    under, written to the view's own console as it loads, with what Moka refused or left out."""
+    lines = [("info", f"[Moka] This view ({view.tool.name} from {view.server}) runs under the "
+                      f"Content-Security-Policy: {view.policy.header}")]
+    lines += [("warn", f"[Moka] Refused from the resource's _meta.ui: {r}") for r in view.policy.rejected]
+    lines += [("info", f"[Moka] Left out of the policy (harmless): {r}") for r in view.policy.ignored]
+    lines += [("warn", f"[Moka] Not granted: {r}") for r in view.policy.denied]
+    calls = "".join(f"console.{level}({script_json(text)});" for level, text in lines)
+    return f"<script>try{{{calls}}}catch(e){{}}</script>"
 
 
 def proxy_url(endpoints: Endpoints, view_id: str, key: str, allow: str) -> str:

@@ -13,7 +13,7 @@ from moka_shell.core.views.csp import ViewPolicy
 from moka_shell.core.views.delivery import Delivery
 from moka_shell.core.views.dispatcher import Dispatcher
 from moka_shell.core.views.display import DisplayMode
-from moka_shell.core.views.document import inject_prelude, mount_data, popout_url, proxy_url
+from moka_shell.core.views.document import csp_audit_script, inject_prelude, mount_data, popout_url, proxy_url
 from moka_shell.core.views.host_context import build_host_context, with_extras
 from moka_shell.core.views.own_origins import view_policy
 from moka_shell.core.views.parking import Parking
@@ -152,7 +152,7 @@ class ViewHost:
         if view is None or not secrets.compare_digest(view.key, key) or view.resource.html is None:
             raise ViewError("no such view document")
         view.mark("document")
-        return inject_prelude(view.resource.html, self.storage.script(view)), view.policy.header
+        return inject_prelude(view.resource.html, csp_audit_script(view) + self.storage.script(view)), view.policy.header
 
     async def policy(self, server: str, ui_meta: dict[str, Any] | None, view_id: str, *,
                      allow_eval: bool) -> ViewPolicy:
