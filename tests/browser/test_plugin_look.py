@@ -8,7 +8,6 @@ process puts on sys.path before Moka starts, as a packaged app does at its start
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -82,13 +81,19 @@ def look_plugin(tmp_path: Path) -> Iterator[None]:
     sys.modules.pop("moka_t_look", None)
 
 
-def _rgb(css: str) -> tuple[float, float, float]:
-    """An rgb()/color(srgb …) computed value as 0-255 channels."""
-    if m := re.match(r"rgba?\((\d+), (\d+), (\d+)", css):
-        return float(m[1]), float(m[2]), float(m[3])
-    m = re.match(r"color\(srgb ([\d.]+) ([\d.]+) ([\d.]+)", css)
-    assert m, css
-    return float(m[1]) * 255, float(m[2]) * 255, float(m[3]) * 255
+# A computed colour in any syntax (rgb(), color(srgb …), oklab() while a colour-mix transition runs)
+# as 0-255 sRGB channels, read back from a 1×1 canvas the page paints it on.
+_TO_RGB = """css => {
+  const ctx = Object.assign(document.createElement('canvas'), {width: 1, height: 1}).getContext('2d');
+  ctx.fillStyle = css; ctx.fillRect(0, 0, 1, 1);
+  return Array.from(ctx.getImageData(0, 0, 1, 1).data.slice(0, 3));
+}"""
+
+
+def _rgb(page: object, css: str) -> tuple[float, float, float]:
+    """``css`` (any colour the page computed) as 0-255 sRGB channels."""
+    r, g, b = page.evaluate(_TO_RGB, css)  # type: ignore[attr-defined]
+    return float(r), float(g), float(b)
 
 
 def _shoot(page: object, name: str, tmp_path: Path) -> None:
@@ -146,18 +151,20 @@ def test_a_theme_with_some_colours_paints_all_of_mokas_surfaces(look_plugin: Non
     foot = page.locator(".card-foot").first
 
     def background(locator: object) -> tuple[float, float, float]:
-        return _rgb(locator.evaluate("e => getComputedStyle(e).backgroundColor"))  # type: ignore[attr-defined]
+        return _rgb(page, locator.evaluate("e => getComputedStyle(e).backgroundColor"))  # type: ignore[attr-defined]
 
     for mode in ("light", "dark"):
         moka.call("theme.set", {"themeId": "harbor", "mode": mode})
         moka.wait(lambda: page.evaluate("document.documentElement.dataset.theme") == mode
                   and "--color-ring-primary" in page.evaluate("document.documentElement.style.cssText"),
                   what=f"Harbor {mode} applied")
-        page.wait_for_timeout(50)  # one frame for the restyle to reach computed styles
+        # The colours move by CSS transitions: read them once every one has finished, not mid-way.
+        page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')",
+                               timeout=30000)
         for name, locator in (("view header", head), ("runner footer", foot), ("page", page.locator("body"))):
             r, g, b = background(locator)
             # Harbor is blue: each surface derived from it is too, never Moka's own beige or brown.
             assert b > r + 6, (mode, name, (r, g, b))
-        accent = _rgb(page.evaluate("getComputedStyle(document.querySelector('#runner-run')).backgroundColor"))
+        accent = _rgb(page, page.evaluate("getComputedStyle(document.querySelector('#runner-run')).backgroundColor"))
         assert accent[2] > accent[0] + 40, (mode, "the run button takes the theme's ring colour", accent)
         _shoot(page, f"harbor-runner-{mode}", tmp_path)
