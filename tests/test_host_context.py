@@ -95,3 +95,40 @@ def test_views_are_told_images_only_when_the_backend_takes_them(paths: Any) -> N
 
     assert asyncio.run(media("openai")) == frozenset({"image"})
     assert asyncio.run(media(None)) == frozenset()
+
+
+class OneSided:
+    """A plugin theme: a colour for one mode only, no fonts method, and a broken other mode."""
+
+    theme_id, label = "one-sided", "One sided"
+
+    def variables(self, mode: str) -> dict[str, str]:
+        if mode == "light":
+            raise ValueError("light is not ready")
+        return {"--color-background-primary": "#101010", "--font-sans": "serif"}
+
+    def ui_variables(self, mode: str) -> dict[str, str]:
+        return {}
+
+
+def test_colours_go_as_light_dark_the_rest_resolved_and_the_fonts_as_css() -> None:
+    """The spec's SHOULD (light-dark colours) and MAY (styles.css.fonts), issue 29.3."""
+    styles = context()["styles"]
+    variables = styles["variables"]
+    assert variables["--color-background-primary"] == "light-dark(#ffffff, #1c1917)"
+    assert variables["--color-text-primary"] == "light-dark(#1f1a17, #f3eee9)"
+    assert variables["--shadow-sm"] == "0 1px 2px rgba(0, 0, 0, 0.4)"  # no colour: the dark value as it is
+    assert variables["--border-radius-md"] == "8px" and variables["--font-sans"].startswith('"Moka Sans"')
+    assert set(variables) == set(STANDARD_VARIABLES)
+    fonts = styles["css"]["fonts"]
+    assert fonts.count("@font-face") >= 4 and "url(" not in fonts and "@import" not in fonts  # local() only
+    assert '"Moka Sans"' in fonts and '"Moka Mono"' in fonts
+    # The Moka page gets the values for the mode in use (its own surfaces are drawn from them).
+    assert theme_payload(MokaTheme(), "moka", "system", "dark")["variables"]["--color-background-primary"] == "#1c1917"
+
+
+def test_a_theme_that_fails_for_the_other_mode_still_sends_the_mode_in_use() -> None:
+    theme = theme_payload(OneSided(), "one-sided", "dark", "dark")  # type: ignore[arg-type]
+    styles = build_host_context(theme=theme, display_mode="inline", available=["inline"], fixed=False,
+                                viewport={}, client={}, platform="web", tool=None, call_id=None)["styles"]
+    assert styles == {"variables": {"--color-background-primary": "#101010", "--font-sans": "serif"}}

@@ -168,7 +168,11 @@ def test_plugin_theme_reaches_a_view(moka_factory) -> None:  # type: ignore[no-u
     moka.call("theme.set", {"themeId": "matcha", "mode": "light"})
     moka.wait(lambda: frame.locator("#ctx-style-vars").inner_text().strip() == "12", what="Matcha's variables")
     background = frame.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--color-background-primary')")
-    assert background.strip() == "#fbfdf8"
+    assert background.strip() == "light-dark(#fbfdf8, #141a11)"  # both modes; the view's scheme picks
+    probe = ("(() => { const d = document.createElement('div'); d.style.background = "
+             "'var(--color-background-primary)'; document.body.append(d); const c = getComputedStyle(d)"
+             ".backgroundColor; d.remove(); return c; })()")
+    assert frame.evaluate(probe) == "rgb(251, 253, 248)"  # what the app reads back: Matcha's light colour
     moka.wait(lambda: page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--moka-accent')").strip()
               == "#4f7a28", what="Moka's accent restyled")
 

@@ -7,6 +7,8 @@ Tools:
   (`#partial`, `#input`, `#result`); `window.seen` lists the notifications in order.
 - `late_note` (text): the same, but it connects (starts its handshake) only when the test
   calls `window.go()` in its frame: a view whose handshake ends after arguments streamed.
+- `themed`: applies the host's style variables and fonts with the SDK's helpers, but never
+  `applyDocumentTheme` (so nothing of its own sets `color-scheme`), and paints with them.
 """
 
 from __future__ import annotations
@@ -37,6 +39,18 @@ def note_script(*, late: bool) -> str:
             + start)
 
 
+THEMED_BODY = ("<style>body { margin: 0; padding: 16px; background: var(--color-background-primary);"
+               " color: var(--color-text-primary); font-family: var(--font-sans); }</style>"
+               "<h1 id='title'>Themed</h1><p>Painted with the host's variables.</p>")
+THEMED_SCRIPT = ("const { App, applyHostStyleVariables, applyHostFonts } = window.ExtApps;"
+                 "const app = new App({ name: 'sdk-themed', version: '1.0.0' }, {});"
+                 "const apply = (ctx) => { if (ctx && ctx.styles) { applyHostStyleVariables(ctx.styles.variables);"
+                 " if (ctx.styles.css && ctx.styles.css.fonts) applyHostFonts(ctx.styles.css.fonts); } };"
+                 "app.onhostcontextchanged = () => apply(app.getHostContext());"
+                 "app.ontoolresult = () => { document.body.dataset.result = 'yes'; };"
+                 "app.connect().then(() => { apply(app.getHostContext()); document.body.dataset.themed = 'yes'; });")
+
+
 def build_server() -> MCPServer:
     """The server: one resource and one tool per view."""
     server = MCPServer("sdk-apps", version="0.0.1", log_level="WARNING")
@@ -48,7 +62,16 @@ def build_server() -> MCPServer:
         server.add_tool(_note, name=name, description=f"Write a note ({name} view)",
                         annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
                         meta={"ui": {"resourceUri": uri}})
+    server.resource(f"{BASE}/themed", name="themed", mime_type=APP_MIME)(
+        _document(sdk_page("themed", THEMED_BODY, THEMED_SCRIPT)))
+    server.add_tool(_themed, name="themed", description="A view painted with the host's theme",
+                    annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
+                    meta={"ui": {"resourceUri": f"{BASE}/themed"}})
     return server
+
+
+def _themed() -> str:
+    return "themed"
 
 
 def _note(text: str) -> str:

@@ -2,14 +2,52 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from moka_shell.core.themes import Mode
 from moka_shell.hookspecs import hookimpl
 
+# Moka's fonts are the system's. The fonts CSS (styles.css.fonts) names them "Moka Sans" and "Moka
+# Mono" with local() faces only: no file is fetched, so a view's CSP needs no font-src for them,
+# and a view that applies it draws in Moka's own fonts. Where none of a platform's candidates is
+# installed the family does not load and the stack goes on to system-ui, as before. macOS's UI
+# font cannot be named by local(), so there the sans family has no faces.
+_SANS_FACES: tuple[str, ...] = {
+    "win32": ("Segoe UI",),
+    "darwin": (),
+}.get(sys.platform, ("Ubuntu", "Cantarell", "Noto Sans", "DejaVu Sans"))
+_MONO_FACES: tuple[str, ...] = {
+    "win32": ("Cascadia Mono", "Consolas"),
+    "darwin": ("SF Mono", "Menlo"),
+}.get(sys.platform, ("Ubuntu Mono", "DejaVu Sans Mono", "Noto Sans Mono"))
+_STYLES = (("400", "normal", ("", "Regular")), ("700", "normal", ("Bold",)),
+           ("400", "italic", ("Italic", "Oblique")), ("700", "italic", ("Bold Italic", "Bold Oblique")))
+
+
+def _faces(family: str, names: tuple[str, ...]) -> str:
+    """@font-face rules for ``family`` from local fonts: four faces, each trying every candidate."""
+    rules = []
+    for weight, style, suffixes in _STYLES:
+        sources = []
+        for name in names:
+            for suffix in suffixes:
+                full = f"{name} {suffix}".strip()
+                postscript = name.replace(" ", "") + (f"-{suffix.replace(' ', '')}" if suffix else "")
+                sources += [f'local("{full}")', f'local("{postscript}")']
+        if sources:
+            rules.append(f'@font-face{{font-family:"{family}";font-style:{style};font-weight:{weight};'
+                         f'src:{",".join(dict.fromkeys(sources))}}}')
+    return "\n".join(rules)
+
+
+FONTS_CSS = "\n".join(r for r in (_faces("Moka Sans", _SANS_FACES), _faces("Moka Mono", _MONO_FACES)) if r)
+
 _SHARED = {
-    "--font-sans": 'system-ui, -apple-system, "Segoe UI", Roboto, Ubuntu, Cantarell, "Noto Sans", sans-serif',
-    "--font-mono": 'ui-monospace, "SF Mono", "Cascadia Mono", "DejaVu Sans Mono", Menlo, Consolas, monospace',
+    "--font-sans": '"Moka Sans", system-ui, -apple-system, "Segoe UI", Roboto, Ubuntu, Cantarell, "Noto Sans", '
+                   'sans-serif',
+    "--font-mono": '"Moka Mono", ui-monospace, "SF Mono", "Cascadia Mono", "DejaVu Sans Mono", Menlo, Consolas, '
+                   'monospace',
     "--font-weight-normal": "400", "--font-weight-medium": "500", "--font-weight-semibold": "600",
     "--font-weight-bold": "700",
     "--font-text-xs-size": "0.75rem", "--font-text-sm-size": "0.875rem", "--font-text-md-size": "1rem",
@@ -95,6 +133,10 @@ class MokaTheme:
     def ui_variables(self, mode: Mode) -> dict[str, str]:
         """Moka's own accent colours."""
         return dict(_UI[mode])
+
+    def fonts(self) -> str:
+        """The @font-face rules of the families --font-sans and --font-mono name first (local fonts only)."""
+        return FONTS_CSS
 
 
 @hookimpl

@@ -37,6 +37,7 @@ STANDARD_VARIABLES: tuple[str, ...] = tuple(
     + ["--shadow-hairline", "--shadow-sm", "--shadow-md", "--shadow-lg"]
 )
 assert len(STANDARD_VARIABLES) == 76
+MAX_FONTS_CSS = 64 * 1024  # a theme's fonts CSS (styles.css.fonts): rules, not font files
 
 
 @runtime_checkable
@@ -60,6 +61,32 @@ def standard_only(variables: dict[str, Any]) -> dict[str, str]:
     return {k: v for k, v in variables.items() if k in STANDARD_VARIABLES and isinstance(v, str) and v}
 
 
+def view_variables(provider: ThemeProvider, resolved: Mode, variables: dict[str, str]) -> dict[str, str]:
+    """The standard variables as views get them (the spec's SHOULD): a colour the theme gives for both
+    modes as ``light-dark(light, dark)``, which follows the view's ``color-scheme``; the rest (sizes,
+    fonts, shadows, a colour given for one mode only) as ``variables``, the values for ``resolved``."""
+    try:
+        light = standard_only(provider.variables("light"))
+        dark = standard_only(provider.variables("dark"))
+    except Exception:  # a plugin's theme that fails for the other mode: the mode in use is still right
+        return dict(variables)
+    out = dict(variables)
+    for key, value in variables.items():
+        pair = (light.get(key), dark.get(key))
+        if key.startswith("--color-") and pair[0] and pair[1] and pair[0] != pair[1] \
+                and value == pair[0 if resolved == "light" else 1]:
+            out[key] = f"light-dark({pair[0]}, {pair[1]})"
+    return out
+
+
+def theme_fonts(provider: ThemeProvider) -> str:
+    """The theme's ``fonts()`` CSS (``@font-face`` / ``@import`` rules for the fonts its variables name),
+    or "" when it has none (the method is optional) or it is not a string within ``MAX_FONTS_CSS``."""
+    fonts = getattr(provider, "fonts", None)
+    css = fonts() if callable(fonts) else ""
+    return css if isinstance(css, str) and len(css) <= MAX_FONTS_CSS else ""
+
+
 def theme_payload(provider: ThemeProvider, theme_id: str, mode: str, resolved: Mode) -> dict[str, Any]:
     """The ``Theme`` shape the UI receives (see docs/bridge-api.md)."""
     variables = standard_only(provider.variables(resolved))
@@ -69,7 +96,8 @@ def theme_payload(provider: ThemeProvider, theme_id: str, mode: str, resolved: M
     except AttributeError:
         pass
     return {"themeId": theme_id, "label": provider.label, "mode": mode, "resolved": resolved,
-            "variables": variables, "ui": ui}
+            "variables": variables, "ui": ui, "fonts": theme_fonts(provider),
+            "viewVariables": view_variables(provider, resolved, variables)}
 
 
 class Appearance:

@@ -14,7 +14,7 @@ from moka_shell.core.views.delivery import Delivery
 from moka_shell.core.views.dispatcher import Dispatcher
 from moka_shell.core.views.display import DisplayMode
 from moka_shell.core.views.document import csp_audit_script, inject_prelude, mount_data, popout_url, proxy_url
-from moka_shell.core.views.host_context import build_host_context, with_extras
+from moka_shell.core.views.host_context import build_host_context, view_styles, with_extras
 from moka_shell.core.views.own_origins import view_policy
 from moka_shell.core.views.parking import Parking
 from moka_shell.core.views.permissions import DevicePermissions
@@ -308,7 +308,7 @@ class ViewHost:
     def theme_changed(self) -> None:
         """Send the new theme and styles to every live view."""
         theme = self._theme()
-        params = {"theme": theme["resolved"], "styles": {"variables": theme["variables"]}}
+        params = {"theme": theme["resolved"], "styles": view_styles(theme)}
         params = self._profile.styles(params) if self._profile else params
         for view in list(self.views.values()):
             if view.live:

@@ -75,13 +75,21 @@ def clean(value: Any) -> Any:
     return value
 
 
+def view_styles(theme: dict[str, Any]) -> dict[str, Any]:
+    """``hostContext.styles`` from a Theme payload: colours as ``light-dark()``, and the theme's fonts CSS."""
+    styles: dict[str, Any] = {"variables": theme.get("viewVariables") or theme["variables"]}
+    if theme.get("fonts"):
+        styles["css"] = {"fonts": theme["fonts"]}
+    return styles
+
+
 def build_host_context(*, theme: dict[str, Any], display_mode: str, available: list[str], fixed: bool,
                        viewport: dict[str, Any], client: dict[str, Any], tool: dict[str, Any] | None,
                        call_id: str | None, platform: str) -> dict[str, Any]:
     """The whole ``hostContext`` for a view."""
     ctx: dict[str, Any] = {
         "theme": theme["resolved"],
-        "styles": {"variables": theme["variables"]},
+        "styles": view_styles(theme),
         "displayMode": display_mode,
         "availableDisplayModes": [m for m in WIRE_MODES if m in available],
         "containerDimensions": container_dimensions(fixed, viewport),

@@ -13,7 +13,13 @@ So the view's prelude does it from inside, once the host has said which theme it
 ``prefers-color-scheme`` condition in the document's style sheets (and ``media`` attributes,
 and sheets added later) is rewritten to a condition that is always true or always false, and
 ``matchMedia`` answers such queries the same way. The original text is kept, so a theme switch
-rewrites from it again. Nothing else of the app is touched.
+rewrites from it again.
+
+The colours Moka sends are ``light-dark(light, dark)`` (the spec's preference), which resolve by
+the element's ``color-scheme``: the prelude sets the document's ``color-scheme`` to Moka's theme
+as the view SDK's ``applyDocumentTheme`` does, so an app that applies the variables without it
+(or whose style sheet says ``light dark``, which would follow the system) still resolves them to
+the theme's colours. Nothing else of the app is touched.
 """
 
 from __future__ import annotations
@@ -34,7 +40,8 @@ var m=el.getAttribute("data-moka-media");if(HAS.test(m))el.setAttribute("media",
 window.matchMedia=function(q){return mm(fix(q))};
 var ins=CSSStyleSheet.prototype.insertRule;CSSStyleSheet.prototype.insertRule=function(){var k=ins.apply(this,arguments);
 if(mode)try{rules(this.cssRules)}catch(e){}return k};
-function set(t){if((t!=="dark"&&t!=="light")||t===mode)return;mode=t;sweep()}
+function set(t){if((t!=="dark"&&t!=="light")||t===mode)return;mode=t;sweep();
+try{document.documentElement.style.colorScheme=t}catch(e){}}
 addEventListener("message",function(e){if(e.source!==parent)return;var d=e.data;if(!d||d.jsonrpc!=="2.0")return;
 var c=(d.result&&d.result.hostContext)||(d.method==="ui/notifications/host-context-changed"&&d.params);
 if(c&&c.theme)set(c.theme)});

@@ -13,6 +13,7 @@ from typing import Any
 
 from moka_shell.core.mcp.catalog import ToolEntry
 from moka_shell.core.themes import theme_payload
+from moka_shell.core.views.host_context import view_styles
 from moka_shell.core.views.view import View, notification
 from moka_shell.errors import MokaError, ServerUnavailableError, UnknownServerError, UsageError
 from moka_shell.inspector import EventFilter
@@ -204,7 +205,7 @@ class Checker:
         assert app is not None
         reg = app.themes.get(app.config.theme.theme_id) or next(iter(app.themes.values()))
         theme = theme_payload(reg.obj, reg.obj.theme_id, scheme, "dark" if scheme == "dark" else "light")
-        params: dict[str, Any] = {"theme": theme["resolved"], "styles": {"variables": theme["variables"]}}
+        params: dict[str, Any] = {"theme": theme["resolved"], "styles": view_styles(theme)}
         if profile := app.view_host.profile:
             params = profile.styles(params)
 

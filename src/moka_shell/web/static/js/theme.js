@@ -23,7 +23,20 @@ export function applyTheme(theme) {
     root.style.setProperty(name, value);
     applied.push(name);
   }
+  applyFonts(theme.fonts);
   api.emit("theme.applied", theme);
+}
+
+// The theme's fonts CSS (the @font-face rules views get as styles.css.fonts), so Moka's own page
+// draws in the same fonts its views are told about. A constructed sheet: no inline <style> needed.
+let fontSheet = null;
+function applyFonts(css) {
+  if (typeof CSSStyleSheet !== "function" || !("adoptedStyleSheets" in document)) return;
+  if (!fontSheet) {
+    fontSheet = new CSSStyleSheet();
+    document.adoptedStyleSheets = [...document.adoptedStyleSheets, fontSheet];
+  }
+  fontSheet.replaceSync(typeof css === "string" ? css : "");
 }
 
 export const currentTheme = () => current;

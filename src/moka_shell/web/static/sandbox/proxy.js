@@ -12,6 +12,7 @@
   // CSP and a way around the ui/open-link consent (finding S4); links go through ui/open-link.
   var INNER_SANDBOX = "allow-scripts allow-forms";
   var DISPLAY = "ui/request-display-mode";
+  var CONTEXT_CHANGED = "ui/notifications/host-context-changed";
   var LOOPBACK = /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/;
 
   function refuse(reason) {
@@ -65,8 +66,17 @@
 
   function fromHost(data) {
     if (!isRpc(data) || isReserved(data)) return;
+    followTheme(data);
     // The inner origin is opaque ("null"), so "*" is the only target that reaches it.
     if (inner && inner.contentWindow) inner.contentWindow.postMessage(data, "*");
+  }
+
+  // The view's prelude sets its document's color-scheme to Moka's theme (so the light-dark()
+  // colours resolve to it); this frame's element must say the same, or the engine paints an opaque
+  // backdrop behind the view instead of letting Moka's card show through.
+  function followTheme(data) {
+    var ctx = (data.result && data.result.hostContext) || (data.method === CONTEXT_CHANGED && data.params);
+    if (inner && ctx && (ctx.theme === "dark" || ctx.theme === "light")) inner.style.colorScheme = ctx.theme;
   }
 
   function isRpc(data) {
