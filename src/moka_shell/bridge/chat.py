@@ -31,6 +31,14 @@ def export_markdown(title: str, messages: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _page_limit(p: Params, default: int) -> int:
+    """How many messages a page may hold: 1 to 1,000."""
+    limit = opt_int(p, "limit", default)
+    if limit is None or not 1 <= limit <= 1000:
+        raise InvalidParamsError(f"'limit' must be 1 to 1000, not {limit}")
+    return limit
+
+
 class ChatMethods:
     """``chat.*`` and ``conversations.*`` (a run that keeps no conversations answers NoConversationsError)."""
 
@@ -43,7 +51,8 @@ class ChatMethods:
                 "chat.approvals": self.approvals, "chat.edit": self.edit, "chat.regenerate": self.regenerate,
                 "chat.continue": self.continue_, "chat.attachment": self.attachment,
                 "conversations.configure": self.configure, "conversations.list": self.list_,
-                "conversations.get": self.get, "conversations.rename": self.rename,
+                "conversations.get": self.get, "conversations.messages": self.messages,
+                "conversations.rename": self.rename,
                 "conversations.delete": self.delete, "conversations.export": self.export}
 
     async def send(self, p: Params) -> dict[str, Any]:
@@ -125,13 +134,24 @@ class ChatMethods:
         return self.app.chat.store.list_conversations(opt_str(p, "query"), limit=limit, before=cursor)
 
     async def get(self, p: Params) -> dict[str, Any]:
-        """One conversation with its messages, and whether a turn is running."""
+        """One conversation with its newest messages (``limit``, 200 by default), and whether a turn is running."""
         engine, cid = self.app.chat, req_str(p, "id")
         if not engine.store.has_conversation(cid):
             raise InvalidParamsError(f"no conversation {cid!r}")
-        return {"id": cid, "title": engine.store.title(cid),
-                "messages": interrupted(engine, cid, engine.store.messages(cid)),
-                "running": engine.running(cid), "settings": engine.store.settings(cid)}
+        messages, older = engine.store.messages_page(cid, limit=_page_limit(p, 200))
+        return {"id": cid, "title": engine.store.title(cid), "messages": interrupted(engine, cid, messages),
+                "hasOlder": older, "running": engine.running(cid), "settings": engine.store.settings(cid)}
+
+    async def messages(self, p: Params) -> dict[str, Any]:
+        """A page of a conversation's messages before or after a sequence number; ``more`` if it goes on."""
+        engine, cid = self.app.chat, req_str(p, "id")
+        if not engine.store.has_conversation(cid):
+            raise InvalidParamsError(f"no conversation {cid!r}")
+        before, after = opt_int(p, "before"), opt_int(p, "after")
+        if (before is None) == (after is None):
+            raise InvalidParamsError("give one of 'before' or 'after': the seq of the first or last message shown")
+        page, more = engine.store.messages_page(cid, before=before, after=after, limit=_page_limit(p, 100))
+        return {"messages": interrupted(engine, cid, page), "more": more}
 
     async def rename(self, p: Params) -> dict[str, Any]:
         """Rename a conversation."""

@@ -195,12 +195,13 @@ class Store:
         (and the unique index of schema 2 would refuse it if they did).
         """
         mid, now = new_id("m"), time.time()
-        self.db.execute(
+        (seq,) = self.db.execute(
             "INSERT INTO messages (id, conversation_id, seq, role, content, source, error, data, created_at, state) "
-            "SELECT ?, ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, NULL, ?, ?, ? FROM messages WHERE conversation_id=?",
-            (mid, cid, role, content, source, _j(data), now, state, cid))
+            "SELECT ?, ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, NULL, ?, ?, ? FROM messages WHERE conversation_id=? "
+            "RETURNING seq", (mid, cid, role, content, source, _j(data), now, state, cid)).fetchall()[0]
         self.db.execute("UPDATE conversations SET updated_at=? WHERE id=?", (now, cid))
-        msg: dict[str, Any] = {"id": mid, "role": role, "content": content, "createdAt": now, "toolCalls": []}
+        msg: dict[str, Any] = {"id": mid, "seq": seq, "role": role, "content": content, "createdAt": now,
+                               "toolCalls": []}
         if source:
             msg["source"] = source
         if data:
@@ -226,12 +227,35 @@ class Store:
     def messages(self, cid: str) -> list[dict[str, Any]]:
         """All messages of a conversation with their tool calls, oldest first."""
         rows = self.db.execute("SELECT * FROM messages WHERE conversation_id=? ORDER BY seq", (cid,)).fetchall()
+        return self._shaped(rows, self.db.execute("SELECT * FROM tool_calls WHERE conversation_id=? ORDER BY seq",
+                                                  (cid,)))
+
+    def messages_page(self, cid: str, *, before: int | None = None, after: int | None = None,
+                      limit: int = 100) -> tuple[list[dict[str, Any]], bool]:
+        """Up to ``limit`` messages oldest first, and whether more lie beyond them.
+
+        With ``after``, the ones following that sequence number; otherwise the newest ones (before
+        ``before`` when it is given). Keyed on ``seq``, so messages added meanwhile shift nothing.
+        """
+        sql, edge = ("seq>? ORDER BY seq", after) if after is not None else ("seq<? ORDER BY seq DESC", before)
+        rows = self.db.execute(f"SELECT * FROM messages WHERE conversation_id=? AND {sql} LIMIT ?",
+                               (cid, 2**62 if edge is None else edge, limit + 1)).fetchall()
+        more = len(rows) > limit
+        rows = rows[:limit] if after is not None else rows[:limit][::-1]
+        ids = [r["id"] for r in rows]
+        calls = self.db.execute(f"SELECT * FROM tool_calls WHERE message_id IN ({','.join('?' * len(ids))}) "
+                                "ORDER BY seq", ids) if ids else []
+        return self._shaped(rows, calls), more
+
+    @classmethod
+    def _shaped(cls, rows: list[sqlite3.Row], call_rows: Any) -> list[dict[str, Any]]:
+        """Message rows in the UI's shape, each with its tool calls."""
         calls: dict[str, list[dict[str, Any]]] = {}
-        for c in self.db.execute("SELECT * FROM tool_calls WHERE conversation_id=? ORDER BY seq", (cid,)):
-            calls.setdefault(c["message_id"], []).append(self._call(c))
+        for c in call_rows:
+            calls.setdefault(c["message_id"], []).append(cls._call(c))
         out = []
         for r in rows:
-            msg: dict[str, Any] = {"id": r["id"], "role": r["role"], "content": r["content"],
+            msg: dict[str, Any] = {"id": r["id"], "seq": r["seq"], "role": r["role"], "content": r["content"],
                                    "createdAt": r["created_at"], "toolCalls": calls.get(r["id"], [])}
             for key in ("source", "error", "state"):
                 if r[key]:

@@ -8,6 +8,7 @@ import { icon } from "../icons.js";
 import { button, iconButton, toast, toastError, confirmDialog } from "../ui.js";
 import { renderMarkdown } from "../markdown/render.js";
 import { attachmentChip } from "./composer.js";
+import { laterThan } from "./history-window.js";
 
 let follow = () => {};
 let isRunning = () => false;
@@ -23,7 +24,12 @@ function fromAppLabel(app) {
   return app?.tool ? `From app: ${app.tool} (server ${app.server})` : "From app";
 }
 
-export function ensureMsg(conv, id, role = "assistant", source, app) {
+/**
+ * The message `id` of the thread, made if new. A stored one goes where `place.before` says (null: at
+ * the end) with its `place.seq`; one arriving live goes at the end, hidden while the thread shows an
+ * older stretch of the conversation (chat/thread-window.js fetches it when the window gets there).
+ */
+export function ensureMsg(conv, id, role = "assistant", source, app, place = null) {
   let msg = conv.msgs.get(id);
   if (msg) return msg;
   conv.el.querySelector(".welcome")?.remove();
@@ -48,10 +54,15 @@ export function ensureMsg(conv, id, role = "assistant", source, app) {
       actions,
     ),
   );
-  msg = { id, el, body, tools, files, actions, role, source, text: "", conv };
+  msg = { id, el, body, tools, files, actions, role, source, text: "", conv, seq: place?.seq };
   conv.msgs.set(id, msg);
-  conv.el.append(el);
-  renderActions(msg);
+  if (place?.before) conv.el.insertBefore(el, place.before);
+  else conv.el.append(el);
+  if (!place && conv.win?.hasNewer) {
+    msg.out = true;
+    el.classList.add("out-of-window");
+  }
+  if (!place) renderActions(msg); // a page of stored ones gets its actions once, after the batch
   return msg;
 }
 
@@ -119,21 +130,28 @@ export function setAttachments(msg, list) {
   }
 }
 
-/** Messages after this one, in thread order. */
+/** Messages after this one in the conversation (the thread may hold only part of it). */
 function laterCount(msg) {
-  const all = [...msg.conv.msgs.values()].filter((m) => m.el.isConnected);
-  const at = all.indexOf(msg);
-  return at < 0 ? 0 : all.length - at - 1;
+  const known = laterThan(msg.conv.win, msg.seq);
+  if (known !== null) return known;
+  let n = 0;
+  for (let el = msg.el.nextElementSibling; el; el = el.nextElementSibling) if (el.matches("article.msg")) n++;
+  return n;
 }
 
+/** The newest reply shown, if the thread reaches the newest message and ends with a reply. */
 function lastAssistant(conv) {
-  const all = [...conv.msgs.values()].filter((m) => m.el.isConnected);
-  const last = all[all.length - 1];
-  return last?.role === "assistant" ? last : null;
+  if (conv.win?.hasNewer) return null;
+  for (let el = conv.el.lastElementChild; el; el = el.previousElementSibling) {
+    if (!el.matches("article.msg") || el.classList.contains("out-of-window")) continue;
+    const msg = conv.msgs.get(el.dataset.messageId);
+    return msg?.role === "assistant" ? msg : null;
+  }
+  return null;
 }
 
 /** Copy for every message; Edit for the person's own; Regenerate on the last answer when idle. */
-export function renderActions(msg) {
+export function renderActions(msg, last = lastAssistant(msg.conv)) {
   clear(msg.actions);
   const conv = msg.conv;
   if (!conv.id || String(msg.id).startsWith("pending") || msg.editing) return;
@@ -158,7 +176,7 @@ export function renderActions(msg) {
       }),
     );
   }
-  if (msg.role === "assistant" && lastAssistant(conv) === msg && !isRunning(conv)) {
+  if (msg.role === "assistant" && last === msg && !isRunning(conv)) {
     msg.actions.append(
       iconButton("restart", "Regenerate this answer", {
         className: "msg-action",
@@ -170,9 +188,13 @@ export function renderActions(msg) {
   }
 }
 
-/** Re-render every message's actions (after a turn starts or ends, or messages go). */
-export function refreshActions(conv) {
-  for (const msg of conv.msgs.values()) renderActions(msg);
+/** Re-render the messages' actions (after a turn starts or ends, messages go, or a page came). */
+export function refreshActions(conv, only = null) {
+  const last = lastAssistant(conv);
+  // After a page of stored messages, only they (and the reply that gains or loses Regenerate) change.
+  const todo = only ? new Set([...only, conv.lastReply, last]) : conv.msgs.values();
+  for (const msg of todo) if (msg && conv.msgs.get(msg.id) === msg) renderActions(msg, last);
+  conv.lastReply = last;
 }
 
 function startEdit(msg) {

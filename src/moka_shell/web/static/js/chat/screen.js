@@ -25,6 +25,8 @@ import {
   renderActions,
   interruptedNote,
 } from "./messages.js";
+import { initThreadWindow, fetchNewest, begin, check, toNewest, noteAnchor, holdAnchor } from "./thread-window.js";
+import { afterTruncate, noteLive } from "./history-window.js";
 
 const convs = new Map(); // conversationId -> Conv (threads stay in the DOM so their views live on)
 let draft = null; // the unsent "new chat" thread
@@ -32,6 +34,7 @@ let pendingNew = null; // a draft whose first chat.send has not told us its id y
 let active = null;
 let ctx, sidebar, scroller, threads, composer, picker, jumpBtn;
 let stick = true; // follow new content while the person is at the bottom
+let placing = false; // a page of stored messages is being rendered
 
 class Conv {
   constructor(id) {
@@ -65,8 +68,10 @@ function show(conv) {
   jumpBtn.hidden = true;
   // A fresh chat shows its welcome from the top; a conversation opens at its newest message.
   stick = Boolean(conv.id || conv.msgs.size);
-  if (stick) scrollToEnd();
+  if (conv.win?.hasNewer) jumpToLatest();
+  else if (stick) scrollToEnd();
   else scroller.scrollTop = 0;
+  requestAnimationFrame(() => check(conv)); // a thread shorter than the window's edge fetches on
 }
 
 function newChat() {
@@ -94,12 +99,12 @@ function load(id) {
     conv = new Conv(id);
     convs.set(id, conv);
   }
-  conv.loading ||= api
-    .call("conversations.get", { id })
+  // A long conversation comes a page at a time: its newest messages now, the rest as the person scrolls.
+  conv.loading ||= fetchNewest(id)
     .then((data) => {
       conv.settings = data?.settings || {};
       if (conv === active) picker.sync();
-      for (const m of data?.messages || []) addMessage(conv, m, { history: true });
+      begin(conv, data);
       if (data?.running) setRunning(conv, true);
       // The store keeps a waiting call's status, not its card: ask the core for the cards still open.
       if (data?.running)
@@ -150,9 +155,10 @@ function adopt(conv, id) {
 
 // ---- messages ------------------------------------------------------------------------------
 
-function addMessage(conv, m, { history = false } = {}) {
+function addMessage(conv, m, { history = false, before = null } = {}) {
   if (!m || m.role === "tool") return; // tool results are shown inside their tool-call cards
   const text = textOf(m.content);
+  if (!history) conv.win = noteLive(conv.win, m.seq);
   if (m.role === "user" && m.source !== "app" && conv.pendingUser && !history) {
     // The core confirms the message we showed while sending: give it its real id.
     const p = conv.pendingUser;
@@ -161,12 +167,14 @@ function addMessage(conv, m, { history = false } = {}) {
     p.el.dataset.messageId = m.id;
     p.el.classList.remove("pending");
     p.id = m.id;
+    p.seq = m.seq;
     conv.msgs.set(m.id, p);
     renderActions(p);
     return;
   }
-  const msg = ensureMsg(conv, m.id, m.role, m.source, m.data?.app);
+  const msg = ensureMsg(conv, m.id, m.role, m.source, m.data?.app, history ? { before, seq: m.seq } : null);
   msg.source = m.source;
+  if (Number.isFinite(m.seq)) msg.seq = m.seq;
   // An empty assistant message during a turn is the start of a reply: it streams next.
   msg.streaming = !history && m.role === "assistant" && !text && conv.running;
   if (text || !msg.text || m.edited) setText(msg, text);
@@ -183,14 +191,20 @@ function addMessage(conv, m, { history = false } = {}) {
         toSettings,
       ),
     );
+  if (history) return; // a page of them is finished by chat/thread-window.js
   refreshActions(conv);
   follow();
 }
 
 /** The core replaced what came after a message (an edit or a regenerate): those turns leave the thread. */
 function truncateAfter(conv, messageId) {
-  const anchor = conv.msgs.get(messageId)?.el;
-  if (!anchor) return;
+  const kept = conv.msgs.get(messageId);
+  const anchor = kept?.el;
+  if (!anchor || kept.out) {
+    if (conv.win) toNewest(conv).catch(toastError); // edited elsewhere, outside what is shown
+    return;
+  }
+  conv.win = afterTruncate(conv.win, kept.seq);
   let node = anchor.nextElementSibling;
   while (node) {
     const next = node.nextElementSibling;
@@ -243,8 +257,23 @@ function scrollToEnd() {
 }
 // New content while the person reads further up: offer a way down instead of yanking the page.
 function follow() {
-  if (stick) requestAnimationFrame(scrollToEnd);
+  if (placing) return; // stored messages placed above or below what is read move nothing
+  if (stick && !active?.win?.hasNewer) requestAnimationFrame(scrollToEnd);
   else jumpBtn.hidden = false;
+}
+
+/** The Latest button: the newest message, fetched first when the thread shows an older stretch. */
+async function jumpToLatest({ smooth = false } = {}) {
+  const conv = active;
+  jumpBtn.hidden = true;
+  if (conv?.win?.hasNewer) {
+    await toNewest(conv).catch(toastError);
+    if (conv !== active) return;
+    refreshActions(conv);
+  }
+  stick = true;
+  if (smooth && !conv?.win?.hasNewer) scroller.scrollTo({ top: scroller.scrollHeight, behavior: "smooth" });
+  else scrollToEnd();
 }
 
 // ---- composer ------------------------------------------------------------------------------
@@ -268,6 +297,7 @@ function syncComposer() {
 async function send(text, files) {
   const conv = active;
   if ((!text && !files.length) || !conv || conv.running) return;
+  if (conv.win?.hasNewer) await jumpToLatest(); // the answer comes at the end: show the end first
   if (!conv.id) pendingNew = conv;
   const tempId = `pending-${Date.now()}`;
   const msg = ensureMsg(conv, tempId, "user");
@@ -327,7 +357,7 @@ function onError(d) {
   const after = d.messageId && c.msgs.get(d.messageId)?.el;
   const block = errorBlock(d.message, d.kind, toSettings);
   if (after && after.parentNode === c.el) after.after(block);
-  else c.el.append(block);
+  else if (!c.win?.hasNewer) c.el.append(block); // else it is with its message, fetched with it later
   setRunning(c, false);
   follow();
 }
@@ -356,7 +386,7 @@ function wire() {
   });
   api.on("chat.context", (d) => {
     const c = convFor(d?.conversationId);
-    if (!c) return;
+    if (!c || c.win?.hasNewer) return; // only a marker, and the thread shows an older stretch
     c.el.append(contextMarker(d));
     follow();
   });
@@ -390,6 +420,64 @@ function toggleSidebar(btn, open = !sidebar.el.classList.contains("open")) {
   (btn || document.getElementById("conv-toggle"))?.setAttribute("aria-expanded", String(open));
 }
 
+/** The scrolling thread area and its Latest button. */
+function buildThread() {
+  threads = h("div", { class: "threads" });
+  scroller = h("div", { class: "chat-scroll", id: "chat-scroll" }, threads);
+  // Only the person scrolling up unsticks the view: content growing below (a view resizing,
+  // text streaming) moves the bottom away without moving scrollTop, and must not count.
+  let lastTop = 0;
+  scroller.addEventListener("scroll", () => {
+    const top = scroller.scrollTop;
+    if (top < lastTop - 2) stick = false;
+    // The end of an older stretch is not the end of the conversation: more comes first.
+    if (scroller.scrollHeight - top - scroller.clientHeight < 80 && !active?.win?.hasNewer) stick = true;
+    lastTop = top;
+    if (active?.win?.hasNewer)
+      jumpBtn.hidden = false; // far from the newest: a way back there
+    else if (stick) jumpBtn.hidden = true;
+    if (!stick) noteAnchor(active);
+    check(active);
+  });
+  // Anything that changes the thread's height keeps the newest content in sight, or, further up,
+  // the message being read where it is.
+  new ResizeObserver(() => {
+    if (stick) scrollToEnd();
+    else holdAnchor();
+  }).observe(threads);
+  jumpBtn = h(
+    "button",
+    {
+      type: "button",
+      class: "jump-latest",
+      id: "jump-latest",
+      hidden: true,
+      onclick: () => jumpToLatest({ smooth: true }),
+    },
+    icon("chevronDown", { size: 15 }),
+    h("span", { text: "Latest" }),
+  );
+}
+
+/** Stored messages come a page at a time (chat/thread-window.js), rendered as history. */
+function wireThreadWindow() {
+  initThreadWindow({
+    scroller,
+    render: (conv, m, before) => {
+      placing = true;
+      try {
+        addMessage(conv, m, { history: true, before });
+      } finally {
+        placing = false;
+      }
+    },
+    rendered: (conv, placed) => {
+      refreshActions(conv, placed);
+      if (conv === active) requestAnimationFrame(() => check(conv)); // a short page: fetch on
+    },
+  });
+}
+
 // ---- screen --------------------------------------------------------------------------------
 
 export default {
@@ -420,38 +508,7 @@ export default {
         if (active?.id === id) ctx.setSubtitle(title);
       },
     });
-    threads = h("div", { class: "threads" });
-    scroller = h("div", { class: "chat-scroll", id: "chat-scroll" }, threads);
-    // Only the person scrolling up unsticks the view: content growing below (a view resizing,
-    // text streaming) moves the bottom away without moving scrollTop, and must not count.
-    let lastTop = 0;
-    scroller.addEventListener("scroll", () => {
-      const top = scroller.scrollTop;
-      if (top < lastTop - 2) stick = false;
-      if (scroller.scrollHeight - top - scroller.clientHeight < 80) stick = true;
-      lastTop = top;
-      if (stick) jumpBtn.hidden = true;
-    });
-    // Anything that changes the thread's height keeps the newest content in sight.
-    new ResizeObserver(() => {
-      if (stick) scrollToEnd();
-    }).observe(threads);
-    jumpBtn = h(
-      "button",
-      {
-        type: "button",
-        class: "jump-latest",
-        id: "jump-latest",
-        hidden: true,
-        onclick: () => {
-          stick = true;
-          scroller.scrollTo({ top: scroller.scrollHeight, behavior: "smooth" });
-          jumpBtn.hidden = true;
-        },
-      },
-      icon("chevronDown", { size: 15 }),
-      h("span", { text: "Latest" }),
-    );
+    buildThread();
     picker = createModelPicker({ getConv: () => active });
     composer = createComposer({
       tools: [picker.el],
@@ -459,6 +516,7 @@ export default {
       onStop: () => active?.id && api.call("chat.stop", { conversationId: active.id }).catch(toastError),
     });
     initMessages({ follow, isRunning: (conv) => Boolean(conv?.running) });
+    wireThreadWindow();
     attachMenus(composer);
     section.append(sidebar.el, h("div", { class: "chat-main" }, scroller, jumpBtn, composer.el));
     document.addEventListener("keydown", (e) => {
