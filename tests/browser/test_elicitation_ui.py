@@ -126,3 +126,31 @@ def test_url_mode_opens_the_page_only_after_consent(moka_factory, tmp_path: Path
     assert entry.locator(".tool-text").first.inner_text() == "url accept"
     events = [e for e in moka.app.inspector.query(limit=100000) if e.get("method") == "view/open-link"]
     assert [e["message"]["url"] for e in events] == [PAGE]
+
+
+def test_titled_single_and_multiple_selects_are_a_select_and_checkboxes(moka_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """oneOf/anyOf of titled consts (and legacy enumNames) show their titles as a select and checkboxes, never
+    JSON to type; what the server gets is the consts chosen. Before, both were raw JSON textareas."""
+    moka: Moka = moka_factory({"e": elicit_server(tmp_path)})
+    page = moka.open("runner")
+    page.set_viewport_size({"width": 1100, "height": 900})
+    entry = run_in_runner(page, "pick_things")
+    form = entry.locator(".elicit[data-mode=form]")
+    form.wait_for(timeout=20000)
+    assert form.locator("textarea").count() == 0, "a choice was offered as JSON to type"
+    hero = form.locator('[data-field="hero"] select')
+    assert hero.locator("option").all_inner_texts() == ["Superman", "Green Lantern", "Wonder Woman"]
+    assert hero.locator("option:checked").inner_text() == "Superman"  # the default
+    pet = form.locator('[data-field="pet"] select')
+    assert pet.locator("option").all_inner_texts() == ["— not set —", "Cats", "Dogs", "Birds"]
+    fish = form.locator('fieldset:has-text("Titled Multiple Select Enum")')
+    assert [t.strip() for t in fish.locator(".check-row").all_inner_texts()] == ["Tuna", "Salmon", "Trout"]
+    assert form.get_by_label("Tuna").is_checked()  # the default
+    hero.select_option(label="Wonder Woman")
+    form.get_by_label("Trout").check()
+    pet.select_option(label="Birds")
+    shoot(moka, page, "runner-choices")
+    form.locator('[data-action="accept"]').click()
+    entry.locator(".tool-text").wait_for(timeout=20000)
+    assert entry.locator(".tool-text").first.inner_text() == (
+        'picked: {"fish": ["fish-1", "fish-3"], "hero": "hero-3", "pet": "pet-3"}')

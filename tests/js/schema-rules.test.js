@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import {
   choiceCountErrors,
+  choicesOf,
   choiceText,
   enumIndex,
   fieldKind,
@@ -38,6 +39,10 @@ describe("fieldKind", () => {
     [{ type: "string", anyOf: [{ minLength: 1 }] }, "json"],
     [{ allOf: [{ type: "object" }] }, "json"],
     [{ enum: ["x"], oneOf: [{}] }, "enum"], // enum first
+    [{ type: "string", oneOf: [{ const: "hero-1", title: "Superman" }] }, "enum"], // a titled single select
+    [{ anyOf: [{ const: 1 }, { const: 2, title: "Two" }] }, "enum"],
+    [{ oneOf: [{ const: "a" }, { type: "string" }] }, "json"], // not every branch a const
+    [{ type: "array", items: { anyOf: [{ const: "fish-1", title: "Tuna" }] } }, "array"],
     [{}, "json"],
     [{ type: "date" }, "json"],
   ];
@@ -188,5 +193,52 @@ describe("enums and raw JSON", () => {
     assert.match(message, /^Not valid JSON: /);
     assert.deepEqual(parseJson("[1,2]"), { ok: true, value: [1, 2] });
     assert.equal(parseJson("[1,").ok, false);
+  });
+});
+
+describe("choices (elicitation's single and multiple selects)", () => {
+  test("a plain enum: its values are the labels", () => {
+    assert.deepEqual(choicesOf({ type: "string", enum: ["Monica", "Rachel"] }), [
+      { value: "Monica", label: "Monica" },
+      { value: "Rachel", label: "Rachel" },
+    ]);
+  });
+  test("the legacy enumNames label the values, when there is one for each", () => {
+    const pets = { type: "string", enum: ["pet-1", "pet-2"], enumNames: ["Cats", "Dogs"] };
+    assert.deepEqual(
+      choicesOf(pets).map((c) => c.label),
+      ["Cats", "Dogs"],
+    );
+    assert.deepEqual(
+      choicesOf({ ...pets, enumNames: ["Cats"] }).map((c) => c.label),
+      ["pet-1", "pet-2"],
+    );
+  });
+  test("a oneOf of titled consts: the const is the value, the title what the person reads", () => {
+    const heroes = {
+      type: "string",
+      oneOf: [
+        { const: "hero-1", title: "Superman" },
+        { const: "hero-2", title: "Green Lantern" },
+      ],
+    };
+    assert.deepEqual(choicesOf(heroes), [
+      { value: "hero-1", label: "Superman" },
+      { value: "hero-2", label: "Green Lantern" },
+    ]);
+  });
+  test("an anyOf of consts (a multiple select's items) works the same; a missing title shows the value", () => {
+    assert.deepEqual(
+      choicesOf({ anyOf: [{ const: "fish-1", title: "Tuna" }, { const: 7 }, { const: "x", title: " " }] }),
+      [
+        { value: "fish-1", label: "Tuna" },
+        { value: 7, label: "7" },
+        { value: "x", label: "x" },
+      ],
+    );
+  });
+  test("anything else is no choice", () => {
+    for (const schema of [{}, { enum: [] }, { oneOf: [] }, { oneOf: [{ type: "string" }] }, { anyOf: [null] }, null])
+      assert.equal(choicesOf(schema), null, JSON.stringify(schema));
   });
 });

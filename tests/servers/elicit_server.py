@@ -26,6 +26,7 @@ from mcp.server.stdio import stdio_server
 from mcp_types import (
     METHOD_NOT_FOUND,
     ElicitRequest,
+    ElicitRequestFormParams,
     ElicitRequestURLParams,
     ElicitResult,
     InputRequiredResult,
@@ -118,6 +119,30 @@ async def connect_account(ctx: Context) -> Any:
         result = await ctx.elicit_url(message, PAGE, "connect-1")
         action = result.action
     return f"url {action}"
+
+
+# The choices of MCP elicitation (2025-11-25), as server-everything's trigger-elicitation-request sends them.
+CHOICES = {"type": "object", "required": ["hero"], "properties": {
+    "hero": {"type": "string", "title": "Titled Single Select Enum", "description": "Choose your favorite hero",
+             "oneOf": [{"const": "hero-1", "title": "Superman"}, {"const": "hero-2", "title": "Green Lantern"},
+                       {"const": "hero-3", "title": "Wonder Woman"}], "default": "hero-1"},
+    "fish": {"type": "array", "title": "Titled Multiple Select Enum", "minItems": 1, "maxItems": 3,
+             "items": {"anyOf": [{"const": "fish-1", "title": "Tuna"}, {"const": "fish-2", "title": "Salmon"},
+                                 {"const": "fish-3", "title": "Trout"}]}, "default": ["fish-1"]},
+    "pet": {"type": "string", "title": "Legacy Titled Single Select Enum", "enum": ["pet-1", "pet-2", "pet-3"],
+            "enumNames": ["Cats", "Dogs", "Birds"], "default": "pet-1"}}}
+
+
+@server.tool(title="Pick some things")
+async def pick_things(ctx: Context) -> Any:
+    """Ask the person to choose a hero, some fish and a pet (titled single and multiple selects)."""
+    answer = (ctx.input_responses or {}).get("pick")
+    if answer is None:
+        ask = ElicitRequest(params=ElicitRequestFormParams(message="Pick some things.", requested_schema=CHOICES))
+        return InputRequiredResult(input_requests={"pick": ask}, request_state="pick")
+    if not isinstance(answer, ElicitResult) or answer.action != "accept":
+        return "not picked"
+    return "picked: " + json.dumps(answer.content, sort_keys=True)
 
 
 @server.tool(title="Send you to a page")

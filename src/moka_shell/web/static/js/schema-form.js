@@ -1,6 +1,7 @@
 // A form generated from a tool's JSON Schema `inputSchema`: strings, enums, numbers,
 // integers, booleans, arrays and nested objects, with required marks, defaults, help text
-// and validation messages next to each field. Anything the form cannot express (oneOf,
+// and validation messages next to each field; `enum`s and `oneOf`/`anyOf` lists of titled
+// `const`s are selects and checkboxes. Anything the form cannot express (other oneOfs,
 // untyped values…) gets a small JSON editor, and keys the form does not know are kept,
 // so switching to raw JSON and back never loses data.
 
@@ -9,7 +10,7 @@ import { icon } from "./icons.js";
 import { iconButton, button } from "./ui.js";
 import {
   choiceCountErrors,
-  choiceText,
+  choicesOf,
   enumIndex,
   fieldKind,
   isIntegerSchema,
@@ -186,12 +187,13 @@ function booleanField(schema, path, ctx, opts) {
 }
 
 function enumField(schema, path, ctx, opts) {
-  const values = schema.enum;
+  const choices = choicesOf(schema);
+  const values = choices.map((c) => c.value);
   const select = h("select", { class: "select" });
   const hasDefault = schema.default !== undefined;
   if (!opts.required || !hasDefault)
     select.append(h("option", { value: "", text: opts.required ? "Choose…" : "— not set —" }));
-  select.append(...values.map((v, i) => h("option", { value: String(i), text: choiceText(v) })));
+  select.append(...choices.map((c, i) => h("option", { value: String(i), text: c.label })));
   select.addEventListener("change", () => ctx.onChange());
   const f = frame(schema, path, opts, select);
   const set = (v) => {
@@ -311,8 +313,8 @@ function objectField(schema, path, ctx, opts = {}) {
 function arrayField(schema, path, ctx, opts) {
   const itemSchema = resolve(ctx, Array.isArray(schema.items) ? schema.items[0] || {} : schema.items || {});
   // A list of choices reads better as checkboxes than as a growing list of selects.
-  if (Array.isArray(itemSchema.enum) && schema.uniqueItems !== false)
-    return multiChoiceField(schema, itemSchema, path, ctx, opts);
+  const choices = choicesOf(itemSchema);
+  if (choices && schema.uniqueItems !== false) return multiChoiceField(schema, choices, path, ctx, opts);
   const list = h("div", { class: "array-items" });
   const items = [];
   const errorEl = h("div", { class: "field-error", hidden: true });
@@ -383,14 +385,14 @@ function arrayRow(field, index, onRemove) {
   );
 }
 
-function multiChoiceField(schema, itemSchema, path, ctx, opts) {
+function multiChoiceField(schema, choices, path, ctx, opts) {
   const name = path.join(".");
-  const boxes = itemSchema.enum.map((v) => {
+  const boxes = choices.map(({ value: v, label }) => {
     const input = h("input", { type: "checkbox", onchange: () => ctx.onChange() });
     return {
       v,
       input,
-      el: h("label", { class: "check-row" }, input, h("span", { text: choiceText(v) })),
+      el: h("label", { class: "check-row" }, input, h("span", { text: label })),
     };
   });
   const errorEl = h("div", { class: "field-error", hidden: true });

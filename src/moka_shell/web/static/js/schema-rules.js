@@ -16,9 +16,9 @@ export function resolveRef(root, schema, depth = 0) {
   return schema;
 }
 
-/** The field a schema gets: one of KINDS, "enum", "const", or "json" (a raw JSON editor). */
+/** The field a schema gets: one of KINDS, "enum" (a choice, see choicesOf), "const", or "json" (a raw JSON editor). */
 export function fieldKind(schema) {
-  if (Array.isArray(schema.enum) && schema.enum.length) return "enum";
+  if (choicesOf(schema)) return "enum";
   if ("const" in schema) return "const";
   let t = schema.type;
   if (Array.isArray(t)) t = t.filter((x) => x !== "null").length === 1 ? t.find((x) => x !== "null") : null;
@@ -111,3 +111,23 @@ export const enumIndex = (values, value) => values.findIndex((x) => JSON.stringi
 
 /** How an enum value or a const reads in the form. */
 export const choiceText = (v) => (typeof v === "string" ? v : JSON.stringify(v));
+
+/**
+ * A schema's choices as [{value, label}], or null when it is no choice: its `enum` (labelled by the
+ * legacy `enumNames` when they match it), or a `oneOf` / `anyOf` whose every branch is a `const`,
+ * labelled by its `title` (the titled single and multiple selects of MCP elicitation, 2025-11-25).
+ */
+export function choicesOf(schema) {
+  if (!schema || typeof schema !== "object") return null;
+  if (Array.isArray(schema.enum)) {
+    if (!schema.enum.length) return null;
+    const names = Array.isArray(schema.enumNames) && schema.enumNames.length === schema.enum.length;
+    return schema.enum.map((value, i) => ({ value, label: labelOr(names && schema.enumNames[i], value) }));
+  }
+  const branches = Array.isArray(schema.oneOf) ? schema.oneOf : schema.anyOf;
+  if (!Array.isArray(branches) || !branches.length) return null;
+  if (!branches.every((b) => b && typeof b === "object" && !Array.isArray(b) && "const" in b)) return null;
+  return branches.map((b) => ({ value: b.const, label: labelOr(b.title, b.const) }));
+}
+
+const labelOr = (label, value) => (typeof label === "string" && label.trim() ? label : choiceText(value));
