@@ -313,3 +313,24 @@ def test_slash_prompt_with_completion_and_an_at_resource_reach_the_model(moka_fa
     assert "Plan a three-day trip to Amsterdam, with one museum a day." in text
     assert "Buy oat milk. Call Ana at 5." in text and "[file today (text/plain)]" in text
     assert "@tod" not in text
+
+
+def test_at_does_not_offer_an_apps_view_as_context(moka_factory) -> None:  # type: ignore[no-untyped-def]
+    """With moka-demo beside a notes server, "@" lists the notes and the demo's readme, not the demo's
+    ui:// views (picking "dice" attached 34.7 KB of the view's HTML as context, before)."""
+    import sys
+
+    from browser_support import DEMO
+
+    servers = {"trips": {"command": sys.executable, "args": [str(Path(__file__).resolve().parents[1] / "servers" / "prompts_server.py")]},
+               "moka-demo": DEMO}
+    moka: Moka = moka_factory(servers)
+    page = moka.open("chat")
+    page.locator("#composer").wait_for(state="visible", timeout=20000)
+    page.locator("#composer").type("@")
+    page.locator('#slash-menu .slash-item[data-name="today"]').wait_for(timeout=15000)
+    names = page.locator("#slash-menu .slash-item").evaluate_all("(els) => els.map((e) => e.dataset.name)")
+    listed = moka.call("servers.resources", {"server": "moka-demo"})
+    assert any(r["uri"].startswith("ui://") for r in listed["resources"]), listed  # the demo does list them
+    assert "today" in names and "readme" in names, names  # the demo's own text resource stays
+    assert not {"dice", "playground"} & set(names), names

@@ -19,6 +19,7 @@ import {
   expandTemplate,
   findTrigger,
   fuzzy,
+  offeredAsContext,
   promptParts,
   rankItems,
   resourceAttachment,
@@ -228,5 +229,17 @@ describe("which model answers", () => {
     assert.equal(chosenModel({ model: "a" }, { backend: "x" }, ["a", "b"]), "a");
     assert.equal(chosenModel({ model: "a" }, {}, ["a", "b"]), "");
     assert.equal(chosenModel({ model: "c" }, { backend: "x" }, ["a", "b"]), "");
+  });
+});
+
+describe("what @ offers as context", () => {
+  test("a server's resources and templates, but not an app's ui:// view or MCP App HTML", () => {
+    assert.equal(offeredAsContext({ uri: "notes://today", mimeType: "text/plain" }), true);
+    assert.equal(offeredAsContext({ uriTemplate: "notes://day/{day}" }), true);
+    assert.equal(offeredAsContext({ uri: "ui://moka-demo/dice", mimeType: "text/html;profile=mcp-app" }), false);
+    assert.equal(offeredAsContext({ uri: "UI://x/y" }), false);
+    assert.equal(offeredAsContext({ uriTemplate: "ui://app/{id}" }), false);
+    assert.equal(offeredAsContext({ uri: "https://x/app.html", mimeType: "text/html;profile=mcp-app" }), false);
+    assert.equal(offeredAsContext({ uri: "https://x/page.html", mimeType: "text/html" }), true);
   });
 });

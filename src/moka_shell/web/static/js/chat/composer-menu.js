@@ -1,7 +1,7 @@
 // "/" and "@" in the composer. "/" at the start lists the servers' prompts (fuzzy search); a
 // prompt with arguments asks for them in a small form with the server's completions, then its
 // messages go into the composer (text into the box, embedded resources as attachments). "@" lists
-// resources and resource templates; picking one reads it and attaches its contents, which then
+// resources and resource templates (not apps' ui:// views); picking one reads it and attaches its contents, which then
 // reach the model with the message.
 
 import { api } from "../api.js";
@@ -18,6 +18,7 @@ import {
   promptParts,
   rankItems,
   resourceAttachment,
+  offeredAsContext,
 } from "./menu-items.js";
 
 const ready = () => (store.servers || []).filter((s) => s.status === "ready").map((s) => s.name);
@@ -42,10 +43,12 @@ function catalog() {
     cache[which] =
       which === "/"
         ? (await gather("servers.prompts", (list) => list || [])).map((p) => ({ kind: "prompt", ...p }))
-        : await gather("servers.resources", (r) => [
-            ...(r?.resources || []).map((x) => ({ kind: "resource", ...x })),
-            ...(r?.templates || []).map((x) => ({ kind: "template", ...x })),
-          ]);
+        : await gather("servers.resources", (r) =>
+            [
+              ...(r?.resources || []).map((x) => ({ kind: "resource", ...x })),
+              ...(r?.templates || []).map((x) => ({ kind: "template", ...x })),
+            ].filter(offeredAsContext),
+          );
     setTimeout(() => {
       cache[which] = null;
     }, 15000); // servers change: list again a little later

@@ -46,6 +46,16 @@ export function rankItems(items, query, limit = 30) {
     .map((x) => x.it);
 }
 
+/**
+ * Is this resource something to give the model as context? Not an app's view (a `ui://` resource, or
+ * one served as an MCP App's HTML): that is a page for Moka to run, and as context it is only tens of
+ * kilobytes of markup the model can do nothing with.
+ */
+export function offeredAsContext(r) {
+  const uri = String(r?.uri || r?.uriTemplate || "");
+  return !/^ui:\/\//i.test(uri) && !/profile=mcp-app/i.test(String(r?.mimeType || ""));
+}
+
 /** What an item asks for before it is used: a prompt's arguments or a template's variables. */
 export function argumentsOf(it) {
   if (it.kind === "prompt") return (it.arguments || []).map((a) => ({ ...a }));
