@@ -212,3 +212,26 @@ async def test_a_followed_resource_on_a_2026_server_reports_its_updates() -> Non
         assert seen and seen[0] == ("fault", "ui://fault/view")
     finally:
         await mgr.stop_all()
+
+
+async def test_a_2026_server_that_reports_no_changes_is_not_asked_to_listen() -> None:
+    """moka-demo (2026-07-28) advertises no listChanged and no subscribe: no subscriptions/listen goes to it,
+    so the Inspector's first screen shows no "Method not found" from Moka's own demo. Before, it did."""
+    import sys
+
+    insp = Inspector(None)
+    mgr = manager(insp)
+    mgr.load({"moka-demo": ServerConfig(command=sys.executable, args=["-m", "moka_shell", "demo-server"])})
+    mgr.start_all()
+    try:
+        await mgr.wait_ready(timeout=30)
+        conn = mgr.get("moka-demo")
+        assert conn.protocol_version == "2026-07-28"
+        await conn.call_tool("roll_dice", {})  # a round trip after ready: a listen request would be out by now
+        events = insp.query(EventFilter(), limit=10_000)
+    finally:
+        await mgr.stop_all()
+    assert not [e for e in events if e.get("method") in ("subscriptions/listen", "listen/error")], events
+    errors = [(e["channel"], e.get("method"), e["message"]) for e in events
+              if isinstance(e.get("message"), dict) and e["message"].get("error")]
+    assert not errors, errors

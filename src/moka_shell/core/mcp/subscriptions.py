@@ -12,6 +12,7 @@ import asyncio
 import logging
 import warnings
 from collections.abc import Callable
+from typing import Any
 
 from mcp import Client
 from mcp.shared.subscriptions import ResourceUpdated
@@ -97,15 +98,22 @@ class ResourceSubscriptions:
     # ---- 2026-07-28: subscriptions/listen --------------------------------------------------------
 
     def listen(self, client: Client) -> None:
-        """Open the listen stream of a 2026-07-28 connection (list changes and the followed resources)."""
+        """Open the listen stream of a 2026-07-28 connection for what its server says it can report.
+
+        Only the list changes it advertises (``listChanged``) and, if it offers ``resources.subscribe``,
+        the followed resources. A server that advertises none of them gets no stream: it need not
+        implement ``subscriptions/listen`` at all, and asking made the bundled demo's first contact a
+        "Method not found" error in the Inspector.
+        """
         if not speaks_2026(client):
             return
-        followed = sorted(self.subscribed)
+        wanted = _wanted(client, sorted(self.subscribed))
+        if not any(wanted.values()):
+            return
 
         async def listen() -> None:
             try:
-                async with client.listen(tools_list_changed=True, resources_list_changed=True,
-                                         prompts_list_changed=True, resource_subscriptions=followed) as sub:
+                async with client.listen(**wanted) as sub:
                     async for event in sub:
                         if isinstance(event, ResourceUpdated):
                             self.updated(event.uri)
@@ -122,3 +130,13 @@ class ResourceSubscriptions:
         if self._listen_task is not None:
             self._listen_task.cancel()
             self._listen_task = None
+
+
+def _wanted(client: Client, followed: list[str]) -> dict[str, Any]:
+    """The listen filter a server's capabilities allow: the lists it says change, the resources it lets us follow."""
+    caps = client.server_capabilities
+    tools, prompts, resources = (getattr(caps, n, None) for n in ("tools", "prompts", "resources"))
+    return {"tools_list_changed": bool(getattr(tools, "list_changed", False)),
+            "prompts_list_changed": bool(getattr(prompts, "list_changed", False)),
+            "resources_list_changed": bool(getattr(resources, "list_changed", False)),
+            "resource_subscriptions": followed if getattr(resources, "subscribe", False) else []}
