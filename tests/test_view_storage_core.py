@@ -6,6 +6,7 @@ the demo server running in this process twice, under two names.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from typing import Any
@@ -19,7 +20,8 @@ from moka_shell.core.views.storage_prelude import script_json
 from moka_shell.demo.server import build_server
 from moka_shell.paths import Paths
 from moka_shell.plugins import PluginHost
-from moka_shell.testing import RecordingShell, start_app
+from moka_shell.testing import EventRecorder, RecordingShell, start_app
+from support import until
 from moka_shell.testing.memory import InMemoryTransport
 
 pytestmark = pytest.mark.anyio
@@ -102,7 +104,8 @@ async def test_rate_and_batch_bounds(paths: Paths) -> None:
         app.view_host.storage.areas.rate = (200, 3600.0)  # the default count, over an hour: no clock in the test
         for i in range(260):
             await storage_msg(app, view.id, "local", {"op": "set", "key": f"r{i}", "value": "v"})
-        assert app.view_host.storage.areas.usage("a")["localItems"] == 200  # the rest came too fast
+        # the rest came too fast: 200 messages, the refused batch above counted too (the rate is checked first)
+        assert app.view_host.storage.areas.usage("a")["localItems"] == 199
         refusals = [e for e in app.inspector.query(limit=10000) if e["message"].get("event") == "storage-refused"]
         assert refusals and not view.problems
     finally:
@@ -113,3 +116,92 @@ def test_script_json_is_inert_in_html() -> None:
     text = script_json({"v": "</script><!--<script>&\u2028\u2029\udfff"})
     assert not re.search(r"[<>&\u2028\u2029\ud800-\udfff]", text)
     assert json.loads(text) == {"v": "</script><!--<script>&\u2028\u2029\udfff"}
+
+
+# ---- storage cannot amplify (security finding G1, rows 19 and 34) -----------------------------------------------
+
+async def handshaken(app: MokaApp, server: str = "a") -> Any:
+    """A live view of ``server`` that finished its handshake, as a page's view would."""
+    view = await app.view_host.open_view(server, "roll_dice")
+    assert view is not None
+    d = app.view_host.dispatcher
+    await d.handle(view.id, {"jsonrpc": "2.0", "id": 0, "method": "ui/initialize", "params": {
+        "protocolVersion": "2026-01-26", "appInfo": {"name": "t", "version": "1"}, "appCapabilities": {}}})
+    await d.handle(view.id, {"jsonrpc": "2.0", "method": "ui/notifications/initialized"})
+    assert view.initialized
+    return view
+
+
+def pushed_chars(events: EventRecorder) -> int:
+    """What the core pushed to the page's sockets, in characters of JSON (what every socket carries)."""
+    return sum(len(json.dumps(data)) for _, data in events)
+
+
+async def test_refused_batches_carry_no_values_and_one_resync(paths: Paths) -> None:
+    """300 batches over the limit against a full area: no reply carries the area; one coalesced resync does."""
+    events = EventRecorder("view.post", "view.broadcast")
+    app = await started(paths)
+    app.subscribe(events)
+    try:
+        view = await handshaken(app)
+        big = "y" * (1024 * 1024)
+        await storage_msg(app, view.id, "local", {"op": "set", "key": "big", "value": big})
+        app.view_host.storage.resyncs.every = (3600.0, 3600.0)  # the second resync is an hour away: no clock
+        events.clear()
+        ops = [{"op": "remove", "key": f"k{i}"} for i in range(501)]
+        for _ in range(300):
+            await storage_msg(app, view.id, "local", *ops)
+        resets = await until(lambda: [d for d in events.data("view.post") if "reset" in d["message"]["params"]],
+                       what="the view's copy set right once")
+        await asyncio.sleep(0)  # anything else already scheduled has run
+        assert len(resets) == 1 and [list(i) for i in resets[0]["message"]["params"]["reset"]] == [["big", big]]
+        assert pushed_chars(events) < 2 * len(big)  # was 300 x the area (finding: 85 MB for 4 MB sent)
+        refusals = [e for e in app.inspector.query(limit=100000) if e["message"].get("event") == "storage-refused"]
+        assert 1 <= len(refusals) <= 3  # said, not 300 times (the Inspector grew 0.9 MB in the finding)
+        assert "299 more" in json.dumps(refusals)  # how many, in the words
+    finally:
+        await app.stop()
+
+
+async def test_over_the_rate_nothing_is_read_or_written(paths: Paths) -> None:
+    """The rate is checked first: a batch past it is neither measured, applied nor answered with values."""
+    events = EventRecorder("view.post", "view.broadcast")
+    app = await started(paths)
+    app.subscribe(events)
+    try:
+        view = await handshaken(app)
+        channel = app.view_host.storage
+        channel.resyncs.every = (3600.0, 3600.0)
+        channel.areas.rate = (1, 3600.0)  # one message an hour
+        await storage_msg(app, view.id, "local", {"op": "set", "key": "first", "value": "v" * 100_000})
+        events.clear()
+        for i in range(200):  # over the rate, and each also over the batch and size limits
+            await storage_msg(app, view.id, "local", *({"op": "set", "key": f"k{i}-{j}", "value": "x"} for j in range(600)))
+        assert channel.areas.usage("a")["localItems"] == 1
+        assert pushed_chars(events) < 150_000
+    finally:
+        await app.stop()
+
+
+async def test_a_change_reaches_the_other_views_once_on_the_socket(paths: Paths) -> None:
+    """4 live views of a server; one rewrites 1 Mi characters 10 times: the page gets each value once, no oldValue."""
+    events = EventRecorder("view.post", "view.broadcast")
+    app = await started(paths)
+    app.subscribe(events)
+    try:
+        views = [await handshaken(app) for _ in range(4)]
+        events.clear()
+        value = "z" * (1024 * 1024)
+        for i in range(10):
+            await storage_msg(app, views[0].id, "local", {"op": "set", "key": "k", "value": value[:-1] + str(i)})
+        written = 10 * len(value)
+        assert pushed_chars(events) < 1.1 * written  # was 6 x: old and new value to each of the 3 others
+        got = [d for d in events.data("view.broadcast")]
+        assert len(got) == 10 and all(sorted(d["viewIds"]) == sorted(v.id for v in views[1:]) for d in got)
+        change = got[-1]["message"]["params"]["changes"][0]
+        assert change == {"op": "set", "key": "k", "newValue": value[:-1] + "9"}
+        # the Inspector logs keys, never the app's values (as it does for the view's own writes)
+        logged = [e for e in app.inspector.query(limit=100000) if e.get("method") == "moka/storage-changed"]
+        assert logged and all(value[:100] not in json.dumps(e) for e in logged)
+    finally:
+        await app.stop()

@@ -183,3 +183,52 @@ def test_the_message_dialog_shows_every_block(moka_factory: Any, tmp_path: Path)
     moka.page.click("#consent-deny")
     moka.wait(lambda: frame.evaluate("window.sent"), what="the answer")
     assert frame.evaluate("window.sent.error.code") == -32000
+
+
+def page_socket_bytes(moka: Moka) -> list[str]:
+    """Every message the page's WebSocket receives from now on (attach before the page opens)."""
+    got: list[str] = []
+    moka.page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: got.append(
+        payload if isinstance(payload, str) else payload.decode("utf-8", "replace"))))
+    return got
+
+
+def test_refused_storage_batches_do_not_amplify(moka_factory: Any) -> None:
+    """G1 row 19: a full area and 100 refused batches of 501 ops: the page gets the area back once, not 100 times."""
+    moka: Moka = moka_factory({"hostile": SERVER})
+    received = page_socket_bytes(moka)
+    page = moka.open("runner")
+    page.evaluate(WATCH)
+    view, frame = open_strict(moka)
+    frame.evaluate("localStorage.setItem('big', 'y'.repeat(1024 * 1024))")
+    moka.wait(lambda: moka.call("storage.usage", {"server": "hostile"})["localUnits"] > 1024 * 1024, what="stored")
+    received.clear()
+    answered = frame.evaluate("""async () => {
+        const ops = Array.from({length: 501}, (_, i) => ({op: 'remove', key: 'k' + i}));
+        for (let i = 0; i < 100; i++) parent.postMessage({jsonrpc: '2.0', method: 'moka/storage', params: {area: 'local', ops}}, '*');
+        return (await window.ask('ping')).result !== undefined; }""")  # answered after the 100 were handled
+    assert answered
+    moka.wait(lambda: any('"reset"' in m for m in received), what="the view's copy set right")
+    total = sum(len(m) for m in received)
+    assert total < 3 * 1024 * 1024, f"the page received {total} characters for 100 refused batches"  # was 100 x 1 Mi
+    assert max(len(m) for m in received) < 2 * 1024 * 1024  # no frame piles several resets together
+    assert page.evaluate("window.__conn") == [] and page.get_attribute("#conn", "data-status") == "online"
+
+
+def test_a_storage_change_reaches_the_other_views_once_on_the_socket(moka_factory: Any) -> None:
+    """G1 row 34: 4 live views of a server, one rewrites 1 Mi characters 8 times: the page gets each value once."""
+    moka: Moka = moka_factory({"hostile": SERVER})
+    received = page_socket_bytes(moka)
+    page = moka.open("runner")
+    page.evaluate(WATCH)
+    views = [open_strict(moka) for _ in range(4)]
+    live = [v for v, _ in views if v.live and moka.frame(v.id)]
+    assert len(live) == 4, [v.state for v, _ in views]
+    received.clear()
+    for i in range(8):
+        views[0][1].evaluate(f"localStorage.setItem('k', 'z'.repeat(1024 * 1024 - 1) + '{i}')")
+        moka.wait(lambda: all(f.evaluate("(localStorage.getItem('k') || '').slice(-1)") == str(i)
+                              for _, f in views[1:]), what=f"write {i} seen by the other views")
+    total = sum(len(m) for m in received)
+    assert total < 1.5 * 8 * 1024 * 1024, f"the page received {total} characters for 8 Mi written"  # was 6 x
+    assert page.evaluate("window.__conn") == []

@@ -204,6 +204,27 @@ def test_quota_error_storage_event_and_clearing_from_the_card(moka_factory: Any)
     assert not [e for e in moka.ui_rpc(a.id) if e.get("method") == "moka/storage"]  # not logged as app traffic
 
 
+def test_a_view_writing_in_a_loop_is_never_refused(moka_factory: Any) -> None:
+    """1,200 writes, each in its own task, and 700 in one go: the prelude keeps within the core's bounds (G1).
+
+    The core takes 200 batches a second and 500 changes a batch; the prelude sends a batch at most
+    every 10 ms and splits at 500, so a busy but honest app never sees its copy set back.
+    """
+    moka: Moka = moka_factory({"keeper": SERVER})
+    moka.open("runner")
+    moka.call("tools.run", {"server": "keeper", "tool": "remember", "arguments": {}})
+    view = moka.wait_view_ready("remember")
+    boot(moka, view.id)
+    moka.frame(view.id).evaluate("""async () => {
+        for (let i = 0; i < 1200; i++) { localStorage.setItem('tick', String(i)); await new Promise((r) => setTimeout(r, 0)); }
+        for (let i = 0; i < 700; i++) localStorage.setItem('k' + i, 'v'); }""")
+    moka.wait(lambda: stored(moka, "keeper")["localItems"] == 702, what="all of it stored")  # + 'loads'
+    refused = [e for e in moka.app.inspector.query(limit=100000)
+               if (e.get("message") or {}).get("event") == "storage-refused"]
+    assert refused == []
+    assert moka.frame(view.id).evaluate("localStorage.tick") == "1199"
+
+
 def three_page_pdf(path: Path) -> Path:
     """A minimal three-page PDF, written by hand."""
     pages, objs = 3, ["<< /Type /Catalog /Pages 2 0 R >>"]

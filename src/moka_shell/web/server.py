@@ -55,6 +55,7 @@ WARM_PAGE = "<!doctype html><title>Moka sandbox</title>"
 RPC_BODY_LIMIT = 16 * 1024 * 1024  # the WebSocket's own message cap (uvicorn's default), for plain HTTP too
 CSP_REPORT_LIMIT = 16 * 1024  # a real report is a few hundred bytes plus the view's policy
 MAX_RUNNING = 512  # bridge calls one socket may have under way; more are answered with an error at once
+BATCH_CHARS = 1024 * 1024  # pushes that piled up are joined into one WebSocket message up to this size
 
 
 class BodyTooLarge(Exception):
@@ -196,10 +197,14 @@ class WebServer:
         async def sender() -> None:
             while True:
                 frames = [await outbox.get()]
-                while not outbox.empty() and len(frames) < 500:
+                size = len(frames[0])
+                while not outbox.empty() and len(frames) < 500 and size < BATCH_CHARS:
                     frames.append(outbox.get_nowait())
+                    size += len(frames[-1])
                 # Whatever piled up goes as one message: a view's tools/call alone makes four
                 # inspector events, and one WebSocket message each was most of the bridge's cost.
+                # Up to BATCH_CHARS: big messages go on their own, never piled into one frame the
+                # page must parse whole (security finding G1 saw 85 MB frames).
                 await ws.send_text(frames[0] if len(frames) == 1 else "[" + ",".join(frames) + "]")
 
         async def run(frame: Any) -> None:

@@ -2,7 +2,9 @@
 
 Every host → view message goes through ``send`` (queued while the view is not initialized) or,
 once the view may hear it, ``post``: it is recorded as ``ui.rpc`` and pushed as ``view.post``,
-which every page socket carries to the view's proxy.
+which every page socket carries to the view's proxy. A message for several views of a server
+(``to_server``) is pushed once, as ``view.broadcast``, and the page hands it to each: the socket
+carries it once however many views hear it (security finding G1, row 34).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import asyncio
 from typing import Any
 
 from moka_shell.core.shell import Emit
+from moka_shell.core.views.storage import CHANGED_METHOD
 from moka_shell.core.views.view import View
 from moka_shell.errors import BridgeError
 from moka_shell.inspector import Inspector
@@ -35,14 +38,25 @@ class Delivery:
 
     def post(self, view: View, message: dict[str, Any]) -> None:
         """Push a message to a view that may hear it now (the caller checked its handshake)."""
-        self._inspector.record("ui.rpc", message, direction="out", server=view.server, view=view.id)
+        self._inspector.record("ui.rpc", logged(message), direction="out", server=view.server, view=view.id)
         self._emit("view.post", {"viewId": view.id, "message": message})
 
     def to_server(self, server: str, message: dict[str, Any], *, but: View | None = None) -> None:
-        """Send to every live view of ``server`` (except ``but``)."""
+        """Send to every live view of ``server`` (except ``but``): one push for those that may hear it now."""
+        ready = []
         for other in list(self._views.values()):
-            if other is not but and other.server == server and other.live:
-                self.send(other, message)
+            if other is but or other.server != server or not other.live:
+                continue
+            if other.initialized:
+                ready.append(other)
+            else:
+                other.queue.append(message)
+        if not ready:
+            return
+        entry = logged(message)
+        for other in ready:
+            self._inspector.record("ui.rpc", entry, direction="out", server=server, view=other.id)
+        self._emit("view.broadcast", {"viewIds": [v.id for v in ready], "message": message})
 
     def flush(self, view: View) -> None:
         """A view just finished its handshake: its input and result (replayed), then what waited."""
@@ -80,3 +94,17 @@ class Delivery:
         for fut in view.pending.values():
             if not fut.done():
                 fut.set_result({"error": {"code": -32603, "message": "view closed"}})
+
+
+def logged(message: dict[str, Any]) -> dict[str, Any]:
+    """What the Inspector keeps of a host → view message: of a storage change, its keys, not the app's values."""
+    params = message.get("params")
+    if message.get("method") != CHANGED_METHOD or not isinstance(params, dict):
+        return message
+    if "reset" in params:
+        summary: dict[str, Any] = {"area": params.get("area"), "reset": len(params["reset"])}
+    else:
+        changes = params.get("changes") or []
+        summary = {"area": params.get("area"), "changes": len(changes),
+                   "keys": [c.get("key") for c in changes[:20] if isinstance(c, dict)]}
+    return {**message, "params": summary}

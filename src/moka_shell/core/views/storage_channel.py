@@ -21,6 +21,7 @@ from moka_shell.core.views.storage import (
     units,
 )
 from moka_shell.core.views.storage_prelude import storage_script
+from moka_shell.core.views.storage_resync import Resyncs
 from moka_shell.core.views.view import View, notification
 from moka_shell.inspector import Inspector
 
@@ -35,6 +36,7 @@ class StorageChannel:
         self.areas = areas  # the stored items themselves (SQLite)
         self._delivery = delivery
         self._inspector = inspector
+        self.resyncs = Resyncs(self._resync)  # refused batches set the view's copy right, coalesced
         self.provided = True  # False: `moka check --no-storage`, views see what an opaque origin gives
         self.touched: dict[str, set[str]] = {}  # view id -> areas it used ("local", "session")
         self.denied: dict[str, set[str]] = {}  # view id -> areas it reached for with storage off
@@ -65,27 +67,35 @@ class StorageChannel:
                                                "session": self.areas.items(view, "session")}
 
     def handle(self, view: View, params: Any) -> None:
-        """One ``moka/storage`` notification from ``view``."""
+        """One ``moka/storage`` notification from ``view``.
+
+        The rate is checked first, then the batch's count and size, before anything is read or written
+        (security finding G1): a view past its bounds costs Moka a counter, not a database read.
+        """
         if not isinstance(params, dict) or params.get("area") not in ("local", "session"):
             return self._warn(view, "a storage message without a valid area was ignored")
         area: Area = params["area"]
         ops = params.get("ops")
+        has_ops = isinstance(ops, list) and bool(ops)
+        if not self.areas.allowed(view):
+            if has_ops and self.provided:
+                self._refuse(view, area, "the view writes storage faster than Moka accepts")
+            return None
         if params.get("denied"):
             self.denied.setdefault(view.id, set()).add(area)
             return self._log(view, area, "denied", 0)
         self.touched.setdefault(view.id, set()).add(area)
-        if not isinstance(ops, list) or not ops:
+        if not has_ops:
             return self._log(view, area, "used", 0)
         if not self.provided:
             return
+        assert isinstance(ops, list)
         if len(ops) > MAX_OPS_PER_MESSAGE or not all(isinstance(op, dict) for op in ops):
             return self._refuse(view, area, f"a storage batch of {len(ops)} changes is over Moka's limit of "
                                             f"{MAX_OPS_PER_MESSAGE}")
         size = sum(units(str(op.get("key", ""))) + units(str(op.get("value", ""))) for op in ops)
         if size > 2 * QUOTA:
             return self._refuse(view, area, f"a storage batch of {size} units is over twice the quota")
-        if not self.areas.allowed(view):
-            return self._refuse(view, area, "the view writes storage faster than Moka accepts")
         try:
             changes, refusal = self.areas.apply(view, area, ops)
         except sqlite3.Error as exc:  # a full disk, a read-only copy of a damaged store
@@ -94,6 +104,7 @@ class StorageChannel:
             return self._refuse(view, area, refusal)
         self._log(view, area, "changed", len(changes), keys=[c.get("key") for c in changes[:20]])
         if area == "local" and changes:
+            # Once on the socket, whatever the number of views: the page hands it to each (G1, row 34).
             self._delivery.to_server(view.server, notification(CHANGED_METHOD, {"area": "local", "changes": changes}),
                                      but=view)
 
@@ -101,6 +112,7 @@ class StorageChannel:
         """A view closed for good."""
         self.touched.pop(view.id, None)
         self.denied.pop(view.id, None)
+        self.resyncs.forget(view)
         try:
             self.areas.forget_view(view)
         except sqlite3.Error:
@@ -113,8 +125,16 @@ class StorageChannel:
             self._delivery.to_server(server, notification(CHANGED_METHOD, {"area": area, "reset": []}))
 
     def _refuse(self, view: View, area: Area, reason: str) -> None:
-        # The view's copy now differs from what is stored: send it the stored items back.
-        self._warn(view, f"{area}Storage change refused: {reason}")
+        # The view's copy now differs from what is stored. The refusal sends nothing back: the
+        # stored items go once the view may have them again (storage_resync.py), so refusals
+        # cannot multiply what a view sends into what the page's socket carries.
+        if self.resyncs.owe(view, area, reason):
+            self._warn(view, f"{area}Storage change refused: {reason}; Moka sets the view's copy right")
+
+    def _resync(self, view: View, area: Area, reason: str, refused: int) -> None:
+        if refused > 1:
+            self._warn(view, f"{area}Storage: {refused - 1} more batches refused (first: {reason}); "
+                             "the view's copy is set right once")
         try:
             items = self.areas.items(view, area)
         except sqlite3.Error:

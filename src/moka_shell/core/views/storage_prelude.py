@@ -14,8 +14,12 @@ import json
 import re
 from typing import Any
 
+from moka_shell.core.views.storage import MAX_MESSAGES_PER_WINDOW, MAX_OPS_PER_MESSAGE, RATE_WINDOW
+
 # Written as plain ES5 so every engine Moka runs views in can parse it. `__BOOT__` is replaced
 # by the snapshot (storage.Snapshot.to_json(), or {"off": true} for `moka check --no-storage`).
+# A batch goes at most every `__GAP__` ms (unless it grows past 1 MiB or `__MAXOPS__` changes), so a
+# view writing in a loop stays within the core's rate and batch bounds (storage.py) and is never refused.
 _SCRIPT = r"""(function(){var B=__BOOT__,P=window.parent,M="moka/storage";
 function post(m){try{P.postMessage(m,"*")}catch(e){}}
 function err(msg,name){try{return new DOMException(msg,name)}catch(e){var x=new Error(msg);x.name=name;return x}}
@@ -29,12 +33,13 @@ if(B.off){var told={};["localStorage","sessionStorage"].forEach(function(n){inst
 if(!told[n]){told[n]=1;post({jsonrpc:"2.0",method:M,params:{area:n==="localStorage"?"local":"session",ops:[],denied:true}})}
 throw err("Failed to read the '"+n+"' property from 'Window': The document is sandboxed and lacks the "+
 "'allow-same-origin' flag.","SecurityError")})});return}
-function area(name,items,used,quota){var data=new Map(items),pend=[],pendN=0,soon=false,told=false,keys=null;
-function flush(){soon=false;if(told&&!pend.length)return;told=true;var ops=pend;pend=[];pendN=0;
+var now=Date.now.bind(Date),soonly=window.queueMicrotask?window.queueMicrotask.bind(window):function(f){Promise.resolve().then(f)};
+function area(name,items,used,quota){var data=new Map(items),pend=[],pendN=0,soon=false,told=false,keys=null,last=-1e9;
+function flush(){soon=false;if(told&&!pend.length)return;told=true;last=now();var ops=pend;pend=[];pendN=0;
 post({jsonrpc:"2.0",method:M,params:{area:name,ops:ops}})}
-function later(){if(!soon){soon=true;(window.queueMicrotask||function(f){Promise.resolve().then(f)})(flush)}}
+function later(){if(!soon){soon=true;var w=last+__GAP__-now();if(w>0)setTimeout(flush,w);else soonly(flush)}}
 function touch(){if(!told)later()}
-function queue(op,n){keys=null;pend.push(op);pendN+=n;if(pendN>1048576)flush();else later()}
+function queue(op,n){keys=null;pend.push(op);pendN+=n;if(pendN>1048576||pend.length>=__MAXOPS__)flush();else later()}
 var api={getItem:function(k){touch();k=String(k);return data.has(k)?data.get(k):null},
 setItem:function(k,v){touch();k=String(k);v=String(v);var old=data.get(k);
 var d=(old===undefined?k.length:-old.length)+v.length;
@@ -84,6 +89,11 @@ def script_json(value: Any) -> str:
     return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+# Half the core's rate: 10 ms between batches where the core takes 200 a second.
+FLUSH_GAP_MS = int(RATE_WINDOW * 1000 / MAX_MESSAGES_PER_WINDOW * 2)
+_FILLED = _SCRIPT.replace("__GAP__", str(FLUSH_GAP_MS)).replace("__MAXOPS__", str(MAX_OPS_PER_MESSAGE))
+
+
 def storage_script(boot: dict[str, Any]) -> str:
     """The storage prelude for one view document."""
-    return "<script>" + _SCRIPT.replace("__BOOT__", script_json(boot), 1) + "</script>"
+    return "<script>" + _FILLED.replace("__BOOT__", script_json(boot), 1) + "</script>"

@@ -520,6 +520,15 @@ api.on(
     if (d.message && typeof d.message === "object") post(rec, d.message);
   }),
 );
+// One message for several views of a server (a storage change): the socket carries it once, and
+// each view this page holds gets its own copy here (security finding G1, row 34).
+api.on("view.broadcast", (d) => {
+  if (!Array.isArray(d?.viewIds) || !d.message || typeof d.message !== "object") return;
+  for (const id of d.viewIds) {
+    const rec = views.get(id);
+    if (rec) post(rec, d.message);
+  }
+});
 api.on(
   "view.size",
   withView((rec, d) => {
