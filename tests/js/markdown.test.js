@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { isSafeUrl, parseMarkdown } from "../../src/moka_shell/web/static/js/markdown/parse.js";
+import { isSafeUrl, parseInline, parseMarkdown } from "../../src/moka_shell/web/static/js/markdown/parse.js";
 
 /** Every element of the tree, depth first. */
 function* walk(nodes) {
@@ -260,4 +260,19 @@ test("any cut of a reply parses: every prefix of a long message (as it streams i
     for (const a of all(nodes, "a")) assert.ok(isSafeUrl(a.attrs.href), `cut at ${cut}: ${a.attrs.href}`);
     assert.ok(!JSON.stringify(nodes).includes('"href":"javascript'), `cut at ${cut}`);
   }
+});
+
+describe("inline only (tool descriptions)", () => {
+  test("code spans, emphasis and links, with no paragraph around them", () => {
+    const nodes = parseInline("Roll `count` dice, *fast*; see https://example.com");
+    assert.equal(nodes[0], "Roll ");
+    assert.deepEqual(nodes[1], { tag: "code", attrs: { class: "md-inline", text: "count" }, children: [] });
+    assert.equal(all(nodes, "em").length, 1);
+    assert.equal(all(nodes, "a")[0].attrs.href, "https://example.com");
+    assert.equal(all(nodes, "p").length, 0);
+  });
+  test("block markup stays text, line breaks stay; nothing given is nothing", () => {
+    assert.deepEqual(parseInline("# not a heading\n- nor a list"), ["# not a heading\n- nor a list"]);
+    assert.deepEqual(parseInline(undefined), []);
+  });
 });

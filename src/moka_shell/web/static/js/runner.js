@@ -10,6 +10,7 @@ import { createSchemaForm } from "./schema-form.js";
 import { renderToolResult } from "./toolcard.js";
 import { jsonView } from "./json.js";
 import { store } from "./store.js";
+import { renderInline } from "./markdown/render.js";
 import { toolMarks } from "./servers/extras.js";
 
 let ctx;
@@ -91,7 +92,7 @@ function selectTool(tool) {
         ? badge("App-only", "warning", { title: "Hidden from the model; its app can call it" })
         : null,
     ),
-    tool.description ? h("p", { class: "runner-desc", text: tool.description }) : null,
+    tool.description ? h("p", { class: "runner-desc" }, renderInline(tool.description)) : null,
     tool.resourceUri
       ? h("p", { class: "muted small" }, icon("app", { size: 13 }), " ", h("code", { text: tool.resourceUri }))
       : null,

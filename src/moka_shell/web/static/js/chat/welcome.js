@@ -6,6 +6,7 @@ import { h } from "../dom.js";
 import { icon } from "../icons.js";
 import { button, badge, toastError } from "../ui.js";
 import { store } from "../store.js";
+import { renderInline } from "../markdown/render.js";
 
 const MAX_TOOLS = 6;
 
@@ -102,7 +103,7 @@ function toolRow(tool, navigate) {
         h("code", { class: "welcome-tool-name", text: tool.name }),
         tool.resourceUri ? badge("Has app", "accent") : null,
       ),
-      tool.description ? h("p", { class: "muted small clamp-2", text: tool.description }) : null,
+      tool.description ? h("p", { class: "muted small clamp-2" }, renderInline(tool.description)) : null,
     ),
     button("Try it in the Tool runner", {
       small: true,

@@ -191,6 +191,14 @@ const BARE_URL = /^https?:\/\/[^\s<>"]*[^\s<>"'.,:;!?)\]]/;
 const AUTOLINK = /^<((?:https?:\/\/|mailto:)[^\s<>]+)>/i;
 const SAFE_URL = /^(https?:\/\/|mailto:)/i;
 
+/**
+ * Only the inline markup of `text` (code spans, emphasis, links), as a list of nodes: for short
+ * texts from servers, such as tool descriptions, that are read as one paragraph. Line breaks stay.
+ */
+export function parseInline(text) {
+  return inline(el("span"), String(text ?? "")).children;
+}
+
 /** Append the inline nodes of `text` to `parent`'s children; returns parent. */
 export function inline(parent, text) {
   const out = parent.children;

@@ -4,12 +4,19 @@
 
 import { copyText, h } from "../dom.js";
 import { icon } from "../icons.js";
-import { parseMarkdown } from "./parse.js";
+import { parseInline, parseMarkdown } from "./parse.js";
 
 /** Render `text` into a DocumentFragment. */
 export function renderMarkdown(text) {
   const frag = document.createDocumentFragment();
   frag.append(...parseMarkdown(text).map(toDom));
+  return frag;
+}
+
+/** Render only the inline markup of `text` (a tool's description): code, emphasis and links. */
+export function renderInline(text) {
+  const frag = document.createDocumentFragment();
+  frag.append(...parseInline(text).map(toDom));
   return frag;
 }
 
