@@ -334,3 +334,38 @@ def test_at_does_not_offer_an_apps_view_as_context(moka_factory) -> None:  # typ
     assert any(r["uri"].startswith("ui://") for r in listed["resources"]), listed  # the demo does list them
     assert "today" in names and "readme" in names, names  # the demo's own text resource stays
     assert not {"dice", "playground"} & set(names), names
+
+
+def test_one_listed_model_is_the_model_in_use_and_said_so(moka_factory) -> None:  # type: ignore[no-untyped-def]
+    """An endpoint with one model and none chosen: Test connection says "1 model" (never "1 models"), the
+    picker shows that model, and the composer's model list names it as the Settings default. Before, both
+    pickers read "Choose a model…" and the help "1 models at this endpoint"."""
+    with FakeOpenAIServer(models=("fake-model",)) as srv:
+        srv.enqueue([Text("one model answered")])
+        moka: Moka = moka_factory({}, agent={"backend": "custom"})
+        page = moka.open("settings")
+        page.fill("#settings-base-url", srv.base_url)
+        page.click("#settings-test")
+        ok = page.locator("#settings-test-ok")
+        ok.wait_for(timeout=15000)
+        assert ok.inner_text().strip() == "Connected · 1 model · using fake-model"
+        moka.wait(lambda: moka.app.config.agent.model == "fake-model", what="the only model chosen")
+        pick = page.locator("#settings-model-pick")
+        moka.wait(lambda: pick.count() and pick.input_value() == "fake-model", what="the picker showing it")
+        assert "1 model at this endpoint." in page.inner_text("#screen-settings")
+        shot(page, "settings-one-model")
+        page = moka.open("chat")
+        page.click("#composer-model")
+        first = page.locator("#composer-model-pick option").first
+        first.wait_for(state="attached", timeout=10000)
+        assert first.inner_text() == "Settings default (fake-model)"
+        assert page.inner_text("#composer-model").strip().endswith("fake-model")
+        moka.call("settings.set", {"key": "theme.mode", "value": "dark"})
+        page.wait_for_timeout(300)  # the theme's transition, before the picture (not an assertion)
+        shot(page, "composer-model-settings-default-dark")
+        page.locator("#composer-model-pick").focus()
+        page.keyboard.press("Escape")
+        page.fill("#composer", "hello")
+        page.keyboard.press("Enter")
+        page.wait_for_selector('.msg[data-role="assistant"]:has-text("one model answered")', timeout=20000)
+    assert [r for r in srv.requests if "messages" in r][-1]["model"] == "fake-model"

@@ -24,7 +24,14 @@ import {
   rankItems,
   resourceAttachment,
 } from "../../src/moka_shell/web/static/js/chat/menu-items.js";
-import { chosenModel, effectiveModel, modelLabel } from "../../src/moka_shell/web/static/js/chat/model-choice.js";
+import {
+  chosenModel,
+  defaultModelText,
+  effectiveModel,
+  modelCount,
+  modelLabel,
+  onlyModel,
+} from "../../src/moka_shell/web/static/js/chat/model-choice.js";
 
 describe("the / and @ menus", () => {
   test("fuzzy: 0 for a prefix, 1 + gaps for letters in order, -1 otherwise; case-blind", () => {
@@ -241,5 +248,30 @@ describe("what @ offers as context", () => {
     assert.equal(offeredAsContext({ uriTemplate: "ui://app/{id}" }), false);
     assert.equal(offeredAsContext({ uri: "https://x/app.html", mimeType: "text/html;profile=mcp-app" }), false);
     assert.equal(offeredAsContext({ uri: "https://x/page.html", mimeType: "text/html" }), true);
+  });
+});
+
+describe("the model in use, in words", () => {
+  test("the model list's first entry names the model that answers when none of its own is picked", () => {
+    const following = { backend: "custom", model: "fake-model", own: false };
+    assert.equal(defaultModelText(following, {}, { defaultModel: "" }), "Settings default (fake-model)");
+    const ownBackend = { backend: "ollama", model: "llama3.2", own: true };
+    assert.equal(
+      defaultModelText(ownBackend, { backend: "ollama" }, { defaultModel: "llama3.2" }),
+      "Default (llama3.2)",
+    );
+    assert.equal(defaultModelText({ backend: "custom", model: "", own: false }, {}, {}), "Choose a model…");
+  });
+  test("counts of models read right", () => {
+    assert.equal(modelCount(1), "1 model");
+    assert.equal(modelCount(0), "0 models");
+    assert.equal(modelCount(3), "3 models");
+  });
+  test("an endpoint with one model and none chosen: that one; otherwise none is chosen for the person", () => {
+    assert.equal(onlyModel(["fake-model"], "", ""), "fake-model");
+    assert.equal(onlyModel(["a", "b"], "", ""), null);
+    assert.equal(onlyModel(["fake-model"], "mine", ""), null);
+    assert.equal(onlyModel(["fake-model"], "", "llama3.2"), null);
+    assert.equal(onlyModel(undefined, "", ""), null);
   });
 });

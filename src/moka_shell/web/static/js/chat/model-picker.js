@@ -7,7 +7,7 @@ import { h, clear } from "../dom.js";
 import { icon } from "../icons.js";
 import { button, toastError } from "../ui.js";
 import { store } from "../store.js";
-import { chosenModel, effectiveModel, modelLabel } from "./model-choice.js";
+import { chosenModel, defaultModelText, effectiveModel, modelLabel } from "./model-choice.js";
 
 /** The backend choice: the Settings default first, then every backend. */
 function backendSelect(list, agent, o) {
@@ -45,10 +45,7 @@ function modelFields(current, e, o) {
   const modelSel = h(
     "select",
     { class: "select", id: "composer-model-pick", "aria-label": "Model" },
-    h("option", {
-      value: "",
-      text: current?.defaultModel ? `Default (${current.defaultModel})` : "Choose a model…",
-    }),
+    h("option", { value: "", text: defaultModelText(e, o, current) }),
     models.map((m) => h("option", { value: m, text: m })),
   );
   modelSel.value = chosenModel(e, o, models);

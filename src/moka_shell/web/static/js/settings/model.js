@@ -7,6 +7,7 @@ import { h } from "../dom.js";
 import { icon } from "../icons.js";
 import { button, badge, toast, toastError } from "../ui.js";
 import { store } from "../store.js";
+import { modelCount, onlyModel } from "../chat/model-choice.js";
 
 const OTHER = "__other__";
 let keyProblem = null; // {backend, message}: the last failed save, shown again after the card re-renders
@@ -73,13 +74,16 @@ function testButton(b, input, testStatus, save) {
     testStatus.replaceChildren(h("span", { class: "muted small", text: "Connecting…" }));
     try {
       const res = await api.call("settings.testBackend", { backend: b.id, baseUrl: input.value.trim() || undefined });
+      // An endpoint that serves one model, with none chosen yet: that one is the model in use.
+      const only = onlyModel(res.models, store.settings?.agent?.model, b.defaultModel);
       testStatus.replaceChildren(
-        badge(`Connected · ${res.models.length} model${res.models.length === 1 ? "" : "s"}`, "success", {
+        badge(`Connected · ${modelCount(res.models.length)}${only ? ` · using ${only}` : ""}`, "success", {
           class: "badge badge-success badge-dot",
           id: "settings-test-ok",
         }),
       );
       if (input.value.trim() && input.value.trim() !== (b.baseUrl || "")) await save();
+      if (only) await set("agent.model", only);
       await store.refreshSettings();
     } catch (err) {
       testStatus.replaceChildren(
@@ -180,7 +184,7 @@ function modelRow(b, agent) {
   });
   return row(
     "Model",
-    `${models.length} models at this endpoint.`,
+    `${modelCount(models.length)} at this endpoint.`,
     h("div", { class: "stack" }, pick, text),
     "settings-model-pick",
   );
