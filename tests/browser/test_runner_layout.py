@@ -41,3 +41,20 @@ def test_side_by_side_scrolling_and_folding(moka_factory: Any) -> None:
     page.goto(moka.url + "#runner?server=broken&tool=bad_uri")
     page.locator("#runner-problem").wait_for(timeout=10000)
     assert "no app will be shown" in page.locator("#runner-problem").inner_text()
+
+
+def test_a_new_result_and_its_view_come_into_view_on_a_short_window(moka_factory: Any) -> None:
+    """800×700 (form stacked over the results): roll_dice's result and its dice view end up on screen, not with
+    only the entry's header showing and the view card's top at y=686 of 700, as before."""
+    moka = moka_factory({"moka-demo": DEMO})
+    page = moka.open("runner?server=moka-demo&tool=roll_dice")
+    page.set_viewport_size({"width": 800, "height": 700})
+    page.wait_for_selector("#runner-run:not([disabled])", timeout=15000)
+    page.click("#runner-run")
+    view = moka.wait_view_ready("roll_dice")
+    frame = page.locator(f'.runner-result .view-frame[data-view-id="{view.id}"]')
+    def in_sight() -> bool:
+        r = frame.bounding_box()
+        return bool(r and r["height"] > 100 and r["y"] >= 0 and r["y"] + r["height"] <= 700 + 1)
+    moka.wait(in_sight, what="the dice view wholly on screen")
+    page.screenshot(path="/tmp/moka-runner-800x700.png")

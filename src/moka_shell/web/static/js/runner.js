@@ -3,7 +3,7 @@
 // call shows the server's progress and questions in its entry, and has a Stop button.
 
 import { api } from "./api.js";
-import { h, append, clear, prefersReducedMotion } from "./dom.js";
+import { h, append, clear } from "./dom.js";
 import { icon } from "./icons.js";
 import { button, badge, emptyState, toastError } from "./ui.js";
 import { createSchemaForm } from "./schema-form.js";
@@ -11,6 +11,7 @@ import { renderToolResult } from "./toolcard.js";
 import { jsonView } from "./json.js";
 import { store } from "./store.js";
 import { renderInline } from "./markdown/render.js";
+import { followEntry } from "./runner-follow.js";
 import { toolMarks } from "./servers/extras.js";
 
 let ctx;
@@ -222,10 +223,8 @@ function newEntry(server, tool, args, runId = null) {
   runs.unshift(entry);
   results.querySelector(".empty")?.remove();
   results.prepend(el);
-  // A new run lands at the top of the results, which may be off screen: bring it into view.
-  requestAnimationFrame(() =>
-    el.scrollIntoView({ block: "nearest", behavior: prefersReducedMotion() ? "auto" : "smooth" }),
-  );
+  // A new run lands at the top of the results, which may be off screen: it is kept in view as it grows.
+  requestAnimationFrame(() => followEntry(el));
   return entry;
 }
 
