@@ -73,7 +73,7 @@ fi
 if [ "$WITH_TEST" = 1 ]; then
   if [ ! -d tests/npm/node_modules/@modelcontextprotocol/server-basic-vanillajs ] \
      || [ tests/npm/package-lock.json -nt tests/npm/node_modules/.package-lock.json ]; then
-    echo "setup: installing the pinned MCP Apps example servers from npm"
+    echo "setup: installing the pinned MCP Apps example servers and MCP conformance suite from npm"
     (cd tests/npm && npm ci --no-audit --no-fund --loglevel=error)
   fi
   # The front end's formatter and linter (Biome, pinned in the root package.json), which
