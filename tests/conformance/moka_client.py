@@ -93,7 +93,7 @@ def tools_call(moka: Moka, _url: str, _ctx: dict[str, Any]) -> None:
 
 def elicitation_defaults(moka: Moka, _url: str, _ctx: dict[str, Any]) -> None:
     """Call the tool that asks a question, answering with the form's defaults (nobody is there to answer)."""
-    moka.must("call", "test", "test_client_elicitation_defaults")
+    moka.must("call", "test", "test_client_elicitation_defaults", "--answer-defaults")
 
 
 def sse_retry(moka: Moka, _url: str, _ctx: dict[str, Any]) -> None:

@@ -105,6 +105,25 @@ def ask_person(person: Annotated[ElicitationResult[Person], Resolve(_ask)]) -> s
     return "declined" if isinstance(person, DeclinedElicitation) else "cancelled"
 
 
+class Choice(BaseModel):
+    """What pick_colour asks for: every field has a default."""
+
+    color: Literal["red", "green", "blue"] = Field(default="blue", description="Favourite colour")
+    count: int = Field(default=3, description="How many")
+
+
+def _ask_colour(ctx: Context) -> Elicit[Choice]:
+    return Elicit("Pick a colour (the defaults are fine).", Choice)
+
+
+@server.tool(title="Pick a colour")
+def pick_colour(choice: Annotated[ElicitationResult[Choice], Resolve(_ask_colour)]) -> str:
+    """Ask a question whose form has a default for every field."""
+    if isinstance(choice, AcceptedElicitation):
+        return f"picked {choice.data.color} x{choice.data.count}"
+    return "declined" if isinstance(choice, DeclinedElicitation) else "cancelled"
+
+
 @server.tool(title="Connect an account")
 async def connect_account(ctx: Context) -> Any:
     """Send the person to a web page to connect an account (URL elicitation)."""

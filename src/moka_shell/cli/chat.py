@@ -8,15 +8,18 @@ from typing import Any
 from moka_shell.config import ApprovalMode
 from moka_shell.core.app import MokaApp
 from moka_shell.core.chat.history import content_text
+from moka_shell.core.mcp.answers import ScriptedAnswers
 from moka_shell.errors import UsageError
 from moka_shell.paths import Paths
 from moka_shell.terminal import line
 
 
 async def run_chat_turn(paths: Paths, message: str, *, backend: str | None, model: str | None,
-                        conversation: str | None, approve: ApprovalMode = "read-only") -> tuple[dict[str, Any], bool]:
-    """Run one turn; returns (transcript, ok). Nothing waits for a person: what needs one fails at once."""
-    app = MokaApp(paths, mode="headless", interactive=False, approve=approve)
+                        conversation: str | None, approve: ApprovalMode = "read-only",
+                        answers: ScriptedAnswers | None = None) -> tuple[dict[str, Any], bool]:
+    """Run one turn; returns (transcript, ok). Nothing waits for a person: a server's question is answered by
+    ``answers`` (given up front) or refused, and a call that needs approval fails at once."""
+    app = MokaApp(paths, mode="headless", interactive=False, approve=approve, answers=answers)
     events: list[tuple[str, Any]] = []
     app.subscribe(lambda ev, data: events.append((ev, data)))
     await app.start()
@@ -33,6 +36,7 @@ async def run_chat_turn(paths: Paths, message: str, *, backend: str | None, mode
         messages = app.store.messages(cid)
         # Tool approvals and servers' questions that nobody could answer (both refused at once).
         unanswered = list(app.approvals.unanswered) + list(app.elicitations.unanswered)
+        answered = list(answers.answered) if answers is not None else []
     finally:
         await app.stop()
     errors = [d for e, d in events if e == "chat.error"]
@@ -51,7 +55,8 @@ async def run_chat_turn(paths: Paths, message: str, *, backend: str | None, mode
                 lines.append(f"  error: {c['error']}")
         if m.get("error"):
             lines.append(f"error: {m['error']}")
+    lines += [f"answered: {text}" for text in answered]
     lines += [f"not allowed: {text}" for text in unanswered]
     transcript = {"conversationId": cid, "messages": messages[turn_start:], "errors": errors, "lines": lines,
-                  "unanswered": unanswered}
+                  "unanswered": unanswered, "answered": answered}
     return transcript, not errors and not unanswered

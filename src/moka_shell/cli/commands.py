@@ -9,7 +9,7 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from moka_shell.core.shell import Mode
 from moka_shell.config import ConfigFile, ServerConfig
@@ -21,16 +21,19 @@ from moka_shell.cli.run import paths_of
 from moka_shell.paths import Paths, file_in_the_way, folder_blocked
 from moka_shell.terminal import line
 
+if TYPE_CHECKING:
+    from moka_shell.core.mcp.answers import ScriptedAnswers
+
 T = TypeVar("T")
 
 
 @asynccontextmanager
 async def core(args: argparse.Namespace, servers: list[str] | None, *, wait: float = 30.0,
-               mode: Mode = "headless") -> AsyncIterator[Any]:
+               mode: Mode = "headless", answers: ScriptedAnswers | None = None) -> AsyncIterator[Any]:
     """A MokaApp with only the named servers started, ready or failed, and stopped after."""
     from moka_shell.core.app import MokaApp
 
-    app = MokaApp(paths_of(args), mode=mode)
+    app = MokaApp(paths_of(args), mode=mode, answers=answers)
     for name in servers or []:
         if name not in app.config.mcp_servers:
             from moka_shell.errors import UnknownServerError
@@ -47,6 +50,24 @@ async def core(args: argparse.Namespace, servers: list[str] | None, *, wait: flo
 def run(coro_fn: Callable[[], Awaitable[T]]) -> T:
     """Run one async command to completion."""
     return asyncio.run(coro_fn())  # type: ignore[arg-type]
+
+
+def answers_of(args: argparse.Namespace) -> ScriptedAnswers | None:
+    """The answers to servers' questions given with ``--answers``, ``--answer`` and ``--answer-defaults``."""
+    from moka_shell.core.mcp.answers import ScriptedAnswers
+
+    return ScriptedAnswers.from_options(args.answers, args.answer, args.answer_defaults)
+
+
+def report_questions(app: Any, *, refused: bool = True) -> bool:
+    """Say on stderr which questions the run's answers answered and (``refused``) which were refused;
+    True if none was refused."""
+    scripted = app.elicitations.scripted
+    for text in scripted.answered if scripted is not None else []:
+        print(f"moka: {line(text)}", file=sys.stderr)
+    for text in app.elicitations.unanswered if refused else []:
+        print(f"moka: not answered: {line(text)}", file=sys.stderr)
+    return not app.elicitations.unanswered
 
 
 def _print_json(data: Any) -> None:
@@ -189,10 +210,20 @@ def call(args: argparse.Namespace) -> int:
     if not isinstance(arguments, dict):
         raise UsageError("arguments must be a JSON object, e.g. '{\"sides\": 6}'")
 
+    answers = answers_of(args)
+    all_answered = True
+
     async def go() -> dict[str, Any]:
-        async with core(args, [args.server]) as app:
+        nonlocal all_answered
+        async with core(args, [args.server], answers=answers) as app:
             _require_ready(app, [args.server])
-            return await app.servers.get(args.server).call_tool(args.tool, arguments)
+            try:
+                result = await app.servers.get(args.server).call_tool(args.tool, arguments)
+            except BaseException:
+                report_questions(app, refused=False)  # the error says the refusal itself
+                raise
+            all_answered = report_questions(app)
+            return result
 
     result = run(go)
     if args.json:
@@ -205,7 +236,7 @@ def call(args: argparse.Namespace) -> int:
                 print(f"[{line(item.get('type'))} content]")
         if "structuredContent" in result:
             print("structuredContent: " + json.dumps(result["structuredContent"], default=str))
-    return 1 if result.get("isError") else 0
+    return 1 if result.get("isError") or not all_answered else 0
 
 
 # ---- inspector, keys --------------------------------------------------------------------

@@ -32,6 +32,18 @@ def _later(module: str, name: str) -> Command:
     return command
 
 
+def _answer_options(parser: argparse.ArgumentParser) -> None:
+    """``--answers``, ``--answer`` and ``--answer-defaults``: answers to servers' questions, given up front."""
+    g = parser.add_argument_group("answers to servers' questions (elicitation), for runs with nobody to ask",
+                                  "each answer is used once, for the first question it fits; "
+                                  "a question no answer fits is refused (the README says more)")
+    g.add_argument("--answers", metavar="FILE", help="a JSON file of answers ('-' reads stdin)")
+    g.add_argument("--answer", action="append", default=[], metavar="JSON",
+                   help='one answer, e.g. \'{"message": "name", "content": {"name": "Ada"}}\' (repeatable)')
+    g.add_argument("--answer-defaults", action="store_true",
+                   help="accept a form no answer fits with its schema's defaults")
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that raises UsageError instead of exiting, so messages stay ours."""
 
@@ -97,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("tool")
     c.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments")
     c.add_argument("--json", action="store_true")
+    _answer_options(c)
     c.set_defaults(func=_later("commands", "call"))
 
     k = sub.add_parser("check", help="render a server's UI tools headless and report on each view")
@@ -120,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                     "(play it back with `moka replay FILE`)")
     k.add_argument("--no-storage", action="store_true",
                    help="give views no localStorage/sessionStorage, as hosts without Moka's storage do")
+    _answer_options(k)
     k.set_defaults(func=_later("run", "check"))
 
     ch = sub.add_parser("chat", help="run one chat turn headless and print the transcript")
@@ -131,6 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="which tool calls may run with nobody to approve them (default: read-only tools); "
                          "a call that needs approval fails at once")
     ch.add_argument("--json", action="store_true")
+    _answer_options(ch)
     ch.set_defaults(func=_later("run", "chat"))
 
     i = sub.add_parser("inspect", help="print the inspector log")

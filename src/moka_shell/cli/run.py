@@ -48,6 +48,7 @@ def desktop(args: argparse.Namespace) -> int:
 
 def check(args: argparse.Namespace) -> int:
     """Render a server's UI tools headless and print a report."""
+    from moka_shell.cli.commands import answers_of
     from moka_shell.shells.check.run import CheckOptions, run_check
     from moka_shell.shells.check.html_report import write_html
     from moka_shell.shells.check.junit import write_junit
@@ -70,7 +71,7 @@ def check(args: argparse.Namespace) -> int:
         options = CheckOptions(tool=args.tool, tool_args=tool_args, timeout=args.timeout,
                                settle=min(args.settle, args.timeout), engine=args.engine, profiles=args.profile,
                                screenshot_dir=args.screenshot or (shots if args.html else None),
-                               record=args.record, no_storage=args.no_storage)
+                               record=args.record, no_storage=args.no_storage, answers=answers_of(args))
         report = run_check(paths_of(args), args.server, options)
         if args.html:
             write_html(report, args.html)
@@ -89,10 +90,11 @@ def check(args: argparse.Namespace) -> int:
 def chat(args: argparse.Namespace) -> int:
     """One headless chat turn; prints the transcript."""
     from moka_shell.cli.chat import run_chat_turn
+    from moka_shell.cli.commands import answers_of
 
     transcript, ok = asyncio.run(run_chat_turn(paths_of(args), args.message, backend=args.backend,
                                                model=args.model, conversation=args.conversation,
-                                               approve=args.approve))
+                                               approve=args.approve, answers=answers_of(args)))
     if args.json:
         print(json.dumps(transcript, indent=2, default=str))
     else:

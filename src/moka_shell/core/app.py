@@ -21,6 +21,7 @@ from moka_shell.core.chat.store import Store
 from moka_shell.core.config_watch import ConfigWatch
 from moka_shell.core.consent import Consent
 from moka_shell.core.instance_lock import InstanceLock
+from moka_shell.core.mcp.answers import ScriptedAnswers
 from moka_shell.core.mcp.elicitation import Elicitations
 from moka_shell.core.mcp.progress import CallTracker
 from moka_shell.core.mcp.oauth.store import use_data_dir
@@ -53,7 +54,8 @@ class MokaApp:
     def __init__(self, paths: Paths, *, plugins: PluginHost | None = None, config: MokaConfig | None = None,
                  mode: Mode = "headless", connect_timeout: float | None = None,
                  actions: ShellActions | None = None, handshake_timeout: float = HANDSHAKE_TIMEOUT,
-                 interactive: bool = True, approve: ApprovalMode | None = None) -> None:
+                 interactive: bool = True, approve: ApprovalMode | None = None,
+                 answers: ScriptedAnswers | None = None) -> None:
         self.paths = paths
         use_data_dir(paths.data_dir)  # where OAuth tokens go when there is no OS keyring
         self.mode: Mode = mode
@@ -74,11 +76,12 @@ class MokaApp:
         self.calls = CallTracker(self.emit)
         # interactive=False (moka chat): nobody will answer a question, so none is asked and none waits.
         can_ask: Callable[[], bool] = lambda: interactive and bool(self._listeners)
-        # A server's question (elicitation) is never left waiting where nobody can answer, nor in a check.
+        # A server's question (elicitation) is never left waiting where nobody can answer, nor in a check:
+        # there the answers given up front (``answers``, the CLI's --answer…) answer it, or it is refused.
         # Its links open through the view host, made below (the lambda reads it when a link is opened).
         self.elicitations = Elicitations(self.emit, self.calls, self.inspector,
                                          can_ask=lambda: can_ask() and mode != "check",
-                                         open_link=lambda url: self.view_host.open_link(url))
+                                         open_link=lambda url: self.view_host.open_link(url), scripted=answers)
         self.servers = ServerManager(
             self.transports, self.inspector, self._servers_changed, connect_timeout=connect_timeout,
             calls=self.calls, elicitor=self.elicitations,

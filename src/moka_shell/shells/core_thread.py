@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     # Imported when the core starts, not with this module: the core pulls in the MCP SDK, which
     # takes a second or more to import, and the desktop window should not wait for it.
     from moka_shell.core.app import MokaApp
+    from moka_shell.core.mcp.answers import ScriptedAnswers
     from moka_shell.web.server import WebServer
 
 T = TypeVar("T")
@@ -33,13 +34,14 @@ def has_display() -> bool:
 
 async def start_core(paths: Paths, *, mode: Mode, port: int = 0, servers: list[str] | None = None,
                      store: bool = True, actions: ShellActions | None = None,
-                     handshake_timeout: float | None = None) -> tuple[MokaApp, WebServer]:
+                     handshake_timeout: float | None = None,
+                     answers: ScriptedAnswers | None = None) -> tuple[MokaApp, WebServer]:
     """Create the app and its web server on the running loop."""
     from moka_shell.core.app import MokaApp
     from moka_shell.core.views.host import HANDSHAKE_TIMEOUT
     from moka_shell.web.server import WebServer
 
-    app = MokaApp(paths, mode=mode, actions=actions,
+    app = MokaApp(paths, mode=mode, actions=actions, answers=answers,
                   handshake_timeout=HANDSHAKE_TIMEOUT if handshake_timeout is None else handshake_timeout)
     web = WebServer(app, port=port)
     await web.start()
@@ -59,8 +61,9 @@ class CoreThread:
 
     def __init__(self, paths: Paths, *, mode: Mode = "desktop", servers: list[str] | None = None,
                  store: bool = True, actions: ShellActions | None = None,
-                 handshake_timeout: float | None = None) -> None:
+                 handshake_timeout: float | None = None, answers: ScriptedAnswers | None = None) -> None:
         self.paths = paths
+        self.answers = answers
         self.mode: Mode = mode
         self.servers = servers
         self.store = store
@@ -94,7 +97,8 @@ class CoreThread:
     async def _main(self) -> None:
         try:
             self.app, self.web = await start_core(self.paths, mode=self.mode, servers=self.servers, store=self.store,
-                                                  actions=self.actions, handshake_timeout=self.handshake_timeout)
+                                                  actions=self.actions, handshake_timeout=self.handshake_timeout,
+                                                  answers=self.answers)
         except BaseException as exc:  # reported to the GUI thread by start()
             self._error = exc
             self._ready.set()

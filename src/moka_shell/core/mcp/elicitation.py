@@ -6,7 +6,8 @@ SDK's one elicitation callback, whether the server sent a legacy ``elicitation/c
 or a 2026-07-28 ``input_required`` result (the SDK drives those rounds). The question goes to the
 UI as an ``elicitation.request`` event, placed on the card of the call it belongs to; the answer
 comes back through ``elicitation.answer``. Where nobody can answer (``moka call``, ``moka chat``,
-``moka check``) the request is refused at once, with a reason, instead of waiting.
+``moka check``) the answers given up front answer it (``core/mcp/answers.py``); with none that fits,
+the request is refused at once, with a reason, instead of waiting.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import mcp_types as types
 
@@ -24,6 +25,9 @@ from moka_shell.core.mcp.progress import CallScope, CallTracker
 from moka_shell.core.shell import Emit
 from moka_shell.errors import ElicitationRefusedError, InvalidParamsError, UnsafeLinkError, to_jsonrpc
 from moka_shell.inspector import Inspector
+
+if TYPE_CHECKING:
+    from moka_shell.core.mcp.answers import ScriptedAnswers
 
 Action = Literal["accept", "decline", "cancel"]
 ACTIONS = ("accept", "decline", "cancel")
@@ -93,8 +97,9 @@ class Elicitations:
     """Takes servers' questions to the person and their answers back."""
 
     def __init__(self, emit: Emit, calls: CallTracker, inspector: Inspector, *, can_ask: Callable[[], bool],
-                 open_link: Callable[[str], None]) -> None:
+                 open_link: Callable[[str], None], scripted: ScriptedAnswers | None = None) -> None:
         self._emit = emit
+        self.scripted = scripted  # answers given up front (the CLI's --answer…), for when nobody can answer
         self._calls = calls
         self._inspector = inspector
         self._can_ask = can_ask
@@ -117,6 +122,8 @@ class Elicitations:
             event = self._event(server, mode, message, data, scope)
         except ElicitationRefusedError as exc:
             return _refusal(exc)
+        if not self._can_ask() and self.scripted is not None:
+            return self._answer_from_script(server, mode, message, event)
         if not self._can_ask():
             refusal = ElicitationRefusedError(
                 f"{server!r} asked you a question ({mode} elicitation: {message[:160]!r}), and nobody can answer it "
@@ -131,6 +138,20 @@ class Elicitations:
         if action == "accept" and mode == "url":
             self._open_link(event["url"])
         return types.ElicitResult(action=action, content=content if action == "accept" and mode == "form" else None)
+
+    def _answer_from_script(self, server: str, mode: str, message: str,
+                            event: dict[str, Any]) -> types.ElicitResult | types.ErrorData:
+        assert self.scripted is not None
+        try:
+            action, content = self.scripted.reply(server, mode, message, event.get("requestedSchema"))
+        except ElicitationRefusedError as exc:
+            self.unanswered.append(exc.message)
+            return _refusal(exc)
+        self._inspector.record("server", {"event": "elicitation-answer", "mode": mode, "action": action,
+                                          "answeredBy": "answers given up front"},
+                               server=server, method="elicitation/answer")
+        # An accepted URL question is not opened: nobody is here to use the page.
+        return types.ElicitResult(action=action, content=content)  # type: ignore[arg-type]
 
     def _event(self, server: str, mode: str, message: str, data: dict[str, Any],
                scope: CallScope | None) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from moka_shell.core.mcp.catalog import ToolEntry
 from moka_shell.core.themes import theme_payload
@@ -25,6 +25,9 @@ from moka_shell.shells.check.profiles import ProfileSpec, resolve
 from moka_shell.shells.check.report import CheckReport, ViewReport
 from moka_shell.shells.check.watch import collect, watch
 from moka_shell.shells.core_thread import CoreThread
+
+if TYPE_CHECKING:
+    from moka_shell.core.mcp.answers import ScriptedAnswers
 
 SETTLE = 1.5  # default: seconds a view must stay quiet after its result before it is judged
 
@@ -42,6 +45,7 @@ class CheckOptions:
     screenshot_dir: str | None = None
     record: str | None = None  # write the view's session here (shells/replay.py reads it back)
     no_storage: bool = False  # views get no storage, as in hosts without Moka's (shells/check_storage.py)
+    answers: ScriptedAnswers | None = None  # servers' questions answered up front (--answer…); else refused
 
 
 def example_arguments(schema: dict[str, Any]) -> dict[str, Any]:
@@ -78,7 +82,8 @@ class Checker:
     def __init__(self, paths: Paths, server: str, options: CheckOptions) -> None:
         self.server, self.options = server, options
         self.timeout, self.settle = options.timeout, options.settle
-        self.core = CoreThread(paths, mode="check", servers=[server], store=False, handshake_timeout=options.timeout)
+        self.core = CoreThread(paths, mode="check", servers=[server], store=False, handshake_timeout=options.timeout,
+                               answers=options.answers)
         self.report = CheckReport(server=server, engine="?", tool=options.tool, settle=options.settle)
         self._lock = threading.Lock()
         self._consent: list[dict[str, Any]] | None = None
