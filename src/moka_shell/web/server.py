@@ -14,6 +14,7 @@ import json
 import logging
 import secrets
 import socket
+from collections.abc import MutableMapping
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,9 @@ from moka_shell.errors import BridgeError, ViewError
 from moka_shell.web.docs_pages import doc_pages, doc_text
 from moka_shell.web.frame_limits import WS_MAX_SIZE, FrameRefused, check_frame, frame_text, leading_id
 from moka_shell.web.hygiene import HostGuard, loopback_origins
+from moka_shell.web.outbox import LIMIT as OUTBOX_LIMIT
+from moka_shell.web.outbox import LIVE_LIMIT as OUTBOX_LIVE_LIMIT
+from moka_shell.web.outbox import SocketOutbox
 from moka_shell.web.proxy_page import build_proxy_page
 from moka_shell.web.view_guard import WEBRTC_GUARD
 
@@ -55,7 +59,6 @@ WARM_PAGE = "<!doctype html><title>Moka sandbox</title>"
 RPC_BODY_LIMIT = 16 * 1024 * 1024  # the WebSocket's own message cap (uvicorn's default), for plain HTTP too
 CSP_REPORT_LIMIT = 16 * 1024  # a real report is a few hundred bytes plus the view's policy
 MAX_RUNNING = 512  # bridge calls one socket may have under way; more are answered with an error at once
-BATCH_CHARS = 1024 * 1024  # pushes that piled up are joined into one WebSocket message up to this size
 
 
 class BodyTooLarge(Exception):
@@ -111,8 +114,11 @@ class WebServer:
                                    proxy_page=self._proxy.path)
         self.reports = CspReports()
         self.sockets: set[WebSocket] = set()  # the pages connected now
+        self.outboxes: dict[WebSocket, SocketOutbox] = {}  # what each of them has yet to be sent
+        self.outbox_limit, self.outbox_live_limit = OUTBOX_LIMIT, OUTBOX_LIVE_LIMIT
         self._servers: list[uvicorn.Server] = []
         self._tasks: list[asyncio.Task[Any]] = []
+        self._closing: set[asyncio.Task[None]] = set()  # close frames to pages that stopped reading
 
     @property
     def url(self) -> str:
@@ -183,48 +189,56 @@ class WebServer:
             return
         await ws.accept()
         self.sockets.add(ws)
-        outbox: asyncio.Queue[str] = asyncio.Queue()
+        # Bounded (finding N1): a page that stops reading loses its live Inspector pushes first,
+        # then its socket; it reconnects and resyncs like after any lost connection.
+        outbox = SocketOutbox(limit=self.outbox_limit, live_limit=self.outbox_live_limit)
+        self.outboxes[ws] = outbox
         live = {"inspector": False}  # set by the page while its Inspector screen is open
-        unsubscribe = self.app.subscribe(lambda ev, data: outbox.put_nowait(json.dumps({"event": ev, "data": data},
-                                                                                         default=str)))
+        unsubscribe = self.app.subscribe(lambda ev, data: outbox.put(json.dumps({"event": ev, "data": data},
+                                                                                default=str)))
 
         def inspector_event(line: str) -> None:
             if live["inspector"]:
-                outbox.put_nowait('{"event": "inspector.event", "data": ' + line + "}")
+                outbox.put('{"event": "inspector.event", "data": ' + line + "}", live=True)
 
         unsubscribe_inspector = self.app.inspector.subscribe_json(inspector_event)
 
         async def sender() -> None:
+            # Whatever piled up goes as one message: a view's tools/call alone makes four
+            # inspector events, and one WebSocket message each was most of the bridge's cost.
             while True:
-                frames = [await outbox.get()]
-                size = len(frames[0])
-                while not outbox.empty() and len(frames) < 500 and size < BATCH_CHARS:
-                    frames.append(outbox.get_nowait())
-                    size += len(frames[-1])
-                # Whatever piled up goes as one message: a view's tools/call alone makes four
-                # inspector events, and one WebSocket message each was most of the bridge's cost.
-                # Up to BATCH_CHARS: big messages go on their own, never piled into one frame the
-                # page must parse whole (security finding G1 saw 85 MB frames).
-                await ws.send_text(frames[0] if len(frames) == 1 else "[" + ",".join(frames) + "]")
+                await ws.send_text(await outbox.take())
+
+        async def receive() -> MutableMapping[str, Any] | None:
+            """The page's next message, or None once its outbox overflowed (the page stopped reading)."""
+            got, stop = asyncio.ensure_future(ws.receive()), asyncio.ensure_future(outbox.overflowed.wait())
+            await asyncio.wait((got, stop), return_when=asyncio.FIRST_COMPLETED)
+            stop.cancel()
+            if got.done():
+                return got.result()
+            got.cancel()
+            log.warning("a page stopped reading its socket (over %d MiB waiting): closing it; it will reconnect",
+                        outbox.limit >> 20)
+            return None
 
         async def run(frame: Any) -> None:
             if isinstance(frame, dict) and frame.get("method") == "inspector.live":
                 live["inspector"] = bool((frame.get("params") or {}).get("on"))
-                outbox.put_nowait(json.dumps({"id": frame.get("id"), "result": {}}))
+                outbox.put(json.dumps({"id": frame.get("id"), "result": {}}))
                 return
             reply = await self.bridge.handle(frame)
             if reply is not None:
-                outbox.put_nowait(json.dumps(reply, default=str))
+                outbox.put(json.dumps(reply, default=str))
 
         def refuse(fid: Any, code: int, message: str) -> None:
-            outbox.put_nowait(json.dumps({"id": fid, "error": {"code": code, "message": message}}))
+            outbox.put(json.dumps({"id": fid, "error": {"code": code, "message": message}}))
 
         send_task = asyncio.create_task(sender())
         running: set[asyncio.Task[Any]] = set()
         try:
             while True:
-                message = await ws.receive()
-                if message["type"] == "websocket.disconnect":
+                message = await receive()
+                if message is None or message["type"] == "websocket.disconnect":
                     break
                 # Whatever arrives, this frame gets an answer and the socket stays up (S2): the
                 # size and depth are checked on the text, before json.loads can recurse.
@@ -250,9 +264,20 @@ class WebServer:
             pass
         finally:
             self.sockets.discard(ws)
+            self.outboxes.pop(ws, None)
             unsubscribe()
             unsubscribe_inspector()
             send_task.cancel()
+            if outbox.overflowed.is_set():
+                # Its state is gone already; the close frame waits behind what the page never read,
+                # so it is sent beside the rest of Moka, not in its way.
+                closing = asyncio.create_task(self._close_stalled(ws))
+                self._closing.add(closing)
+                closing.add_done_callback(self._closing.discard)
+
+    async def _close_stalled(self, ws: WebSocket) -> None:
+        with contextlib.suppress(RuntimeError, OSError, asyncio.TimeoutError, WebSocketDisconnect):  # gone already
+            await asyncio.wait_for(ws.close(code=4008, reason="the page stopped reading; reconnect to resync"), 10)
 
     # ---- sandbox origin ----------------------------------------------------------------------
 

@@ -646,6 +646,10 @@ export default {
     buildLayout(section);
     renderDetail();
     api.on("inspector.event", add);
+    // The page fell behind and Moka dropped some live pushes (it kept them all): read the page again.
+    api.on("inspector.dropped", () => {
+      if (visible) requestLoad();
+    });
     api.on("api.reconnected", () => {
       if (visible) {
         api.call("inspector.live", { on: true }).catch(() => {});
