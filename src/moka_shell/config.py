@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from moka_shell import config_merge
+from moka_shell.config_oauth import OAuthSettings
 from moka_shell.config_disk import Stamp, Unsettled, locked, read_settled, stamp_of, swap_in, write_temp
 from moka_shell.errors import ConfigError, DataDirError
 from moka_shell.paths import ensure_dir
@@ -44,6 +45,7 @@ class ServerConfig(BaseModel):
     timeout: float | None = Field(default=None, gt=0, description="connect deadline in seconds")
     # False keeps this server's `instructions` out of the model's system prompt.
     use_instructions: bool = Field(default=True, alias="useInstructions")
+    oauth: OAuthSettings | None = None  # a client the server's owner gave, or a grant without a person
 
     @model_validator(mode="after")
     def _needs_command_or_url(self) -> ServerConfig:

@@ -7,8 +7,7 @@ scenario and runs this script with the server's URL as its last argument, the sc
 command line, as a script or CI job would (``moka servers add``, ``moka servers oauth``,
 ``moka servers login``, ``moka tools``, ``moka call``), in a config and data dir of its own, and
 plays the browser for a sign-in (the suite's authorization servers approve at once). Nothing here
-speaks MCP or OAuth itself except reading the protected resource metadata a person would read to
-learn a server's issuer.
+speaks MCP or OAuth itself.
 
 Exit 0 when every command did what the scenario asks; the suite judges the traffic either way.
 """
@@ -24,7 +23,6 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx2
 
@@ -36,6 +34,7 @@ class Moka:
     """Runs ``moka`` commands in one private config and data dir, the OS keyring out of reach."""
 
     def __init__(self, home: Path, env: dict[str, str] | None = None) -> None:
+        self.home = home
         self.env = {**os.environ, "MOKA_CONFIG": str(home / "config.json"), "MOKA_DATA_DIR": str(home / "data"),
                     "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring", **(env or {})}
 
@@ -71,14 +70,6 @@ class Moka:
               file=sys.stderr)
         if proc.returncode != 0:
             raise SystemExit("moka servers login failed")
-
-
-def issuer_of(url: str) -> str:
-    """The authorization server the MCP server names (RFC 9728), as a person reads it off its metadata."""
-    parts = urlsplit(url)
-    metadata = httpx2.get(f"{parts.scheme}://{parts.netloc}/.well-known/oauth-protected-resource{parts.path}",
-                          timeout=30).json()
-    return str(metadata["authorization_servers"][0])
 
 
 def connect(moka: Moka, _url: str, _ctx: dict[str, Any]) -> None:
@@ -122,12 +113,42 @@ def pre_registration(moka: Moka, _url: str, ctx: dict[str, Any]) -> None:
     authorization_code(moka, _url, ctx)
 
 
+def client_credentials_basic(moka: Moka, _url: str, ctx: dict[str, Any]) -> None:
+    """Machine to machine with a client secret: set the client, then use the server (nobody signs in)."""
+    moka.must("servers", "oauth", "test", "--grant", "client-credentials", "--client-id", ctx["client_id"],
+              "--client-secret-stdin", stdin=ctx["client_secret"] + "\n")
+    moka.must("tools", "test")
+
+
+def client_credentials_jwt(moka: Moka, _url: str, ctx: dict[str, Any]) -> None:
+    """Machine to machine with private_key_jwt: the key is a file the owner gave."""
+    key = moka.home / "client-key.pem"
+    key.write_text(ctx["private_key_pem"])
+    moka.must("servers", "oauth", "test", "--grant", "client-credentials", "--client-id", ctx["client_id"],
+              "--private-key-file", str(key), "--signing-alg", ctx.get("signing_algorithm") or "ES256")
+    moka.must("tools", "test")
+
+
+def cross_app_access(moka: Moka, _url: str, ctx: dict[str, Any]) -> None:
+    """Enterprise cross-app access: the person's ID token from their identity provider, then the server."""
+    id_token = moka.home / "id-token"
+    id_token.write_text(ctx["idp_id_token"])
+    moka.must("servers", "oauth", "test", "--grant", "cross-app-access", "--client-id", ctx["client_id"],
+              "--client-secret-stdin", "--idp-token-endpoint", ctx["idp_token_endpoint"],
+              "--idp-client-id", ctx["idp_client_id"], "--id-token-file", str(id_token),
+              stdin=ctx["client_secret"] + "\n")
+    moka.must("tools", "test")
+
+
 HANDLERS: dict[str, Callable[[Moka, str, dict[str, Any]], None]] = {
     "initialize": connect,
     "tools_call": tools_call,
     "elicitation-sep1034-client-defaults": elicitation_defaults,
     "sse-retry": sse_retry,
     "auth/pre-registration": pre_registration,
+    "auth/client-credentials-basic": client_credentials_basic,
+    "auth/client-credentials-jwt": client_credentials_jwt,
+    "auth/cross-app-access-complete-flow": cross_app_access,
 }
 
 

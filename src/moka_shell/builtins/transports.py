@@ -12,9 +12,10 @@ import httpx2
 from mcp.client.streamable_http import streamable_http_client
 
 from moka_shell.config import SELF_COMMAND, ServerConfig, self_command
+from moka_shell.config_oauth import OAuthSettings
 from moka_shell.core.mcp.http_guard import ReplyGuard
 from moka_shell.core.mcp.stdio_client import MAX_MESSAGE_BYTES
-from moka_shell.core.mcp.oauth.provider import connection_auth, find_sign_in_required, uses_oauth
+from moka_shell.core.mcp.oauth.provider import connection_auth, find_oauth_failure, find_sign_in_required, uses_oauth
 from moka_shell.core.mcp.stdio_client import StdioLaunch, stdio_streams
 from moka_shell.errors import ServerError
 from moka_shell.hookspecs import RegisterTransport, hookimpl
@@ -64,13 +65,14 @@ class HttpTransport:
     def open(self, config: ServerConfig, errlog: TextIO) -> AbstractAsyncContextManager[Any]:
         """The mcp transport for this config."""
         assert config.url is not None
-        return _http_streams(config.url, config.headers, errlog)
+        return _http_streams(config.url, config.headers, errlog, config.oauth)
 
 
 @asynccontextmanager
-async def _http_streams(url: str, headers: dict[str, str], errlog: TextIO) -> AsyncIterator[Any]:
+async def _http_streams(url: str, headers: dict[str, str], errlog: TextIO,
+                        oauth: OAuthSettings | None = None) -> AsyncIterator[Any]:
     # OAuth only acts on a 401; a server given its own Authorization header is left alone.
-    auth = connection_auth(url) if uses_oauth(headers) else None
+    auth = connection_auth(url, oauth) if uses_oauth(headers) else None
     # HTTP errors are said with their status and body (finding R1.19), and a reply is read within the
     # message cap as it arrives (N5b): core/mcp/http_guard.py.
     async with httpx2.AsyncClient(headers=headers or None, timeout=httpx2.Timeout(30.0, read=300.0),
@@ -86,6 +88,10 @@ async def _http_streams(url: str, headers: dict[str, str], errlog: TextIO) -> As
             needed = find_sign_in_required(exc)
             if needed is not None:
                 raise needed from None
+            refused = find_oauth_failure(exc)
+            if refused is not None:  # e.g. client credentials the authorization server does not take
+                raise ServerError(f"OAuth: {refused}", hint="check the server's OAuth client (`moka servers oauth "
+                                                              "NAME`, or its Edit dialog)") from None
             raise
 
 

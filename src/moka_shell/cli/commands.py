@@ -85,7 +85,7 @@ def servers_list(args: argparse.Namespace) -> int:
         from moka_shell.core.mcp.oauth.store import use_data_dir
 
         use_data_dir(paths_of(args).data_dir)
-        rows = [{"name": n, "transport": c.transport_id, "disabled": c.disabled, "auth": auth_state(c.url, c.headers),
+        rows = [{"name": n, "transport": c.transport_id, "disabled": c.disabled, "auth": auth_state(c.url, c.headers, c.oauth),
                  "target": c.url or " ".join([c.command or ""] + c.args)} for n, c in cfg.mcp_servers.items()]
         if args.json:
             _print_json(rows)

@@ -1,13 +1,15 @@
-"""``moka servers login NAME`` and ``moka servers logout NAME``: OAuth sign-in for HTTP servers."""
+"""``moka servers login|logout|oauth NAME``: OAuth sign-in for HTTP servers, and the OAuth client they use."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 import webbrowser
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from moka_shell.cli.run import paths_of
-from moka_shell.errors import UnknownServerError
+from moka_shell.errors import UnknownServerError, UsageError
 
 if TYPE_CHECKING:
     from moka_shell.config import ServerConfig
@@ -31,6 +33,104 @@ def add_parsers(ssub: Any) -> None:
     lo = ssub.add_parser("logout", help="forget (and revoke) an HTTP server's sign-in")
     lo.add_argument("name")
     lo.set_defaults(func=servers_logout)
+    _oauth_parser(ssub)
+
+
+GRANTS = {"authorization-code": "authorization_code", "client-credentials": "client_credentials",
+          "cross-app-access": "cross_app_access"}
+# option → (config key, kind); secrets are read from a file or stdin, never from the command line.
+SETTINGS = {"client_id": "clientId", "grant": "grant", "auth_method": "authMethod", "issuer": "issuer",
+            "scope": "scope", "signing_alg": "signingAlgorithm", "idp_token_endpoint": "idpTokenEndpoint",
+            "idp_client_id": "idpClientId"}
+SECRET_FILES = {"client_secret_file": "clientSecret", "private_key_file": "privateKey",
+                "idp_client_secret_file": "idpClientSecret", "id_token_file": "idToken"}
+
+
+def _oauth_parser(ssub: Any) -> None:
+    o = ssub.add_parser(
+        "oauth", help="set the OAuth client an HTTP server uses: an owner's client id and secret, or a grant "
+                      "with no person (client credentials, cross-app access)",
+        description="With no option, shows the settings (and which secrets are stored, never their values). "
+                    "Secrets are read from a file or stdin (FILE '-') and kept in the OS keyring, or the "
+                    "owner-only token file; the settings go in the server's config entry. An option given "
+                    "as '' removes that setting.",
+        epilog="client credentials: --grant client-credentials --client-id ID (--client-secret-stdin | "
+               "--private-key-file KEY.pem [--signing-alg ES256]). Cross-app access: --grant cross-app-access "
+               "--client-id ID --client-secret-stdin --idp-token-endpoint URL --idp-client-id ID "
+               "--id-token-file FILE. Without --issuer those grants send their credentials only to the "
+               "authorization server the server names now.")
+    o.add_argument("name")
+    o.add_argument("--client-id", metavar="ID", help="the client id the server's owner gave")
+    o.add_argument("--client-secret-stdin", action="store_true", help="read the client secret from stdin")
+    o.add_argument("--client-secret-file", metavar="FILE", help="read the client secret from FILE")
+    o.add_argument("--grant", choices=sorted(GRANTS), help="how tokens are got (default authorization-code: "
+                                                           "a person signs in)")
+    o.add_argument("--auth-method", choices=["none", "client_secret_basic", "client_secret_post", "private_key_jwt"],
+                   help="how the client proves itself at the token endpoint (default: by what is stored)")
+    o.add_argument("--issuer", metavar="URL", help="the authorization server the credentials belong to")
+    o.add_argument("--scope", help="scopes to ask for, space-separated")
+    o.add_argument("--private-key-file", metavar="FILE", help="PEM private key for private_key_jwt")
+    o.add_argument("--signing-alg", metavar="ALG", help="its JWT algorithm (default RS256; e.g. ES256)")
+    o.add_argument("--idp-token-endpoint", metavar="URL", help="cross-app access: the identity provider's token URL")
+    o.add_argument("--idp-client-id", metavar="ID", help="cross-app access: Moka's client id at the identity provider")
+    o.add_argument("--idp-client-secret-file", metavar="FILE", help="cross-app access: that client's secret")
+    o.add_argument("--id-token-file", metavar="FILE", help="cross-app access: the person's ID token")
+    o.add_argument("--clear", action="store_true", help="forget the settings and their secrets")
+    o.set_defaults(func=servers_oauth)
+
+
+def _read_secret(where: str, what: str) -> str:
+    try:
+        text = sys.stdin.read() if where == "-" else Path(where).expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"could not read the {what} from {where}: {getattr(exc, 'strerror', None) or exc}") from None
+    if not text.strip():
+        raise UsageError(f"the {what} in {where} is empty")
+    return text.strip()
+
+
+def servers_oauth(args: argparse.Namespace) -> int:
+    """Set, show or clear a server's OAuth client (``core/mcp/oauth/client_setup.py``)."""
+    from moka_shell.cli.commands import run
+    from moka_shell.config import ConfigFile
+    from moka_shell.core.mcp.oauth import client_setup
+    from moka_shell.core.mcp.oauth.store import use_data_dir, where
+    from moka_shell.core.server_configs import ServerConfigs
+
+    paths = paths_of(args)
+    use_data_dir(paths.data_dir)
+    cfg_file = ConfigFile(paths.config_file)
+    configs = ServerConfigs(cfg_file.config, cfg_file.save)
+    if args.client_secret_stdin:
+        if args.client_secret_file:
+            raise UsageError("give the client secret once: --client-secret-stdin or --client-secret-file")
+        args.client_secret_file = "-"
+    if [getattr(args, k) for k in SECRET_FILES].count("-") > 1:
+        raise UsageError("only one secret can be read from stdin; give the others as files")
+    changes: dict[str, Any] = {key: (getattr(args, opt) or None) for opt, key in SETTINGS.items() if getattr(args, opt) is not None}
+    if "grant" in changes:
+        changes["grant"] = GRANTS[changes["grant"]]
+    secrets: dict[str, str | None] = {key: _read_secret(getattr(args, opt), key) for opt, key in SECRET_FILES.items()
+               if getattr(args, opt) is not None}
+    if args.clear:
+        if changes or secrets:
+            raise UsageError("--clear forgets everything; give it alone")
+        client_setup.clear_client(configs, args.name)
+        print(f"{args.name} has no OAuth client settings now; its secrets are forgotten.")
+        return 0
+    if changes or secrets:
+        done = run(lambda: client_setup.set_client(configs, args.name, changes, secrets))
+        if done["issuerLearnt"]:
+            print(f"The client's credentials will be sent only to {done['issuerLearnt']}, the authorization "
+                  f"server {args.name} names; give --issuer to choose another.")
+    else:
+        done = client_setup.describe(configs, args.name)
+    settings = done["oauth"]
+    print(f"{args.name}: " + (", ".join(f"{k} {v}" for k, v in settings.items()) or "no OAuth client settings "
+                                                                                 "(Moka registers itself)"))
+    if done["secrets"]:
+        print(f"Stored: {', '.join(done['secrets'])}, in {where()}.")
+    return 0
 
 
 def _oauth_server(args: argparse.Namespace) -> ServerConfig:
@@ -66,7 +166,7 @@ def servers_login(args: argparse.Namespace) -> int:
         print("Waiting for the browser to come back to Moka…", flush=True)
 
     result = run(lambda: sign_in(server.url or "", args.name, show, headers=server.headers, timeout=args.timeout,
-                                 client_id=args.client_id))
+                                 client_id=args.client_id, client=server.oauth))
     scope = f", scope {result['scope']}" if result.get("scope") else ""
     print(f"Signed in to {args.name} (issuer {result.get('issuer') or 'unknown'}{scope}).")
     print(f"Tokens are kept in {result['storage']}.")

@@ -6,7 +6,7 @@ so every rule about an entry is written once. The main one is what *replace* mea
     A replacement sets how the server is started or reached, the fields an editor of a server shows
     (``command``, ``args``, ``env``, ``cwd``, ``url``, ``headers``, ``type``); one the new entry does not
     give is removed. Every other field of the entry is kept: ``disabled``, ``timeout``,
-    ``useInstructions``, ``allowUnsafeEval``, ``logLevel``, ``roots``, and keys Moka does not know.
+    ``useInstructions``, ``allowUnsafeEval``, ``logLevel``, ``roots``, ``oauth``, and keys Moka does not know.
 
 So ``moka servers add NAME --replace …`` and the UI's Edit give the same entry. To drop the kept
 settings as well, remove the server and add it again.
@@ -107,7 +107,7 @@ class ServerConfigs:
         """Set some of an entry's own settings, by their config keys, and save; the rest stays.
 
         ``disabled`` (enable/disable), ``allowUnsafeEval``, ``useInstructions``, ``logLevel``,
-        ``roots``, ``timeout``. How the server is started or reached changes by a replacement only.
+        ``roots``, ``timeout``, ``oauth`` (its secrets: ``core/mcp/oauth/client_setup.py``). How the server is started or reached changes by a replacement only.
         """
         wrong = CONNECTION_FIELDS.intersection(settings)
         if wrong:

@@ -31,6 +31,7 @@ from moka_shell.core.mcp.elicitation import Elicitor, sdk_callback
 from moka_shell.core.mcp.link import Link, Status
 from moka_shell.core.mcp.listing import ServerListing, has_capability
 from moka_shell.core.mcp.logging_transport import LoggingTransport
+from moka_shell.core.mcp.oauth.credentials import ClientSecrets
 from moka_shell.core.mcp.oauth.provider import auth_state
 from moka_shell.core.mcp.progress import CallTracker
 from moka_shell.core.mcp.requests import ServerRequests
@@ -286,8 +287,10 @@ class ServerConnection:
                                "subscribed": sorted(self.subscriptions.subscribed)}
         if self.error:
             out["error"] = self.error
-        if (auth := auth_state(self.config.url, self.config.headers)) is not None:  # OAuth: signed-in/-out
-            out["auth"] = auth
+        if (auth := auth_state(self.config.url, self.config.headers, self.config.oauth)) is not None:
+            out["auth"] = auth  # OAuth: signed-in/-out
+        if self.config.oauth is not None and self.config.url:  # which of its client's secrets are kept (not them)
+            out["oauthSecrets"] = ClientSecrets(self.config.url).stored()
         if self.protocol_version:
             out["protocolVersion"] = self.protocol_version
         if self.instructions:

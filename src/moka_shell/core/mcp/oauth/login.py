@@ -16,6 +16,7 @@ import httpx2
 from mcp.client.auth import OAuthFlowError, OAuthRegistrationError
 from mcp.shared.auth import OAuthClientInformationFull
 
+from moka_shell.config_oauth import OAuthSettings
 from moka_shell.core.links import web_link
 from moka_shell.core.mcp.oauth.provider import (HTTP_TIMEOUT, NO_REGISTRATION_HINT, SIGN_IN_TIMEOUT, MokaOAuthProvider,
                                        redirect_uri_for)
@@ -34,12 +35,19 @@ def _preregistered(client_id: str, redirect: str) -> dict[str, Any]:
 
 async def sign_in(url: str, label: str, open_url: Callable[[str], Awaitable[None]], *,
                   headers: dict[str, str] | None = None, timeout: float = SIGN_IN_TIMEOUT,
-                  client_id: str | None = None) -> dict[str, Any]:
+                  client_id: str | None = None, client: OAuthSettings | None = None) -> dict[str, Any]:
     """Sign in to the server at ``url``: ``open_url`` shows the authorization page; waits for the redirect.
 
-    ``client_id``: one the server's owner gave, for servers that let no client register itself.
-    Returns what was learnt (issuer, scope, where the tokens are kept). Raises SignInError.
+    ``client_id``: one the server's owner gave, for servers that let no client register itself (a
+    public client, for this sign-in); ``client``: the server's ``oauth`` settings (a client id there,
+    with its stored secret, is a confidential client). Returns what was learnt (issuer, scope, where
+    the tokens are kept). Raises SignInError.
     """
+    if client is not None and client.grant != "authorization_code":
+        raise SignInError(f"nobody signs in to {label}: its tokens come from the {client.grant} grant, "
+                          "with the client's own credentials", hint="connect to it; there is nothing to sign in to")
+    if client_id:  # given for this sign-in: it wins over a configured one
+        client = None
     store = OAuthStore(url)
     wanted = urlsplit(redirect_uri_for(store)).port or 0
     receiver = LoopbackReceiver(label, wanted)
@@ -62,7 +70,7 @@ async def sign_in(url: str, label: str, open_url: Callable[[str], Awaitable[None
 
     probe = {"jsonrpc": "2.0", "id": "moka-sign-in", "method": "ping"}
     try:
-        provider = MokaOAuthProvider(store, redirect, on_authorization_url, receiver.wait)
+        provider = MokaOAuthProvider(store, redirect, on_authorization_url, receiver.wait, client)
         with anyio.fail_after(timeout):
             async with httpx2.AsyncClient(headers=headers or None, auth=provider,
                                           timeout=httpx2.Timeout(HTTP_TIMEOUT)) as http:

@@ -18,14 +18,16 @@ import socket
 from collections.abc import AsyncGenerator, Awaitable, Callable
 
 import httpx2
-from mcp.client.auth import OAuthClientProvider, OAuthRegistrationError
+from mcp.client.auth import OAuthClientProvider, OAuthFlowError, OAuthRegistrationError
 from mcp.client.auth.oauth2 import OAuthContext
 from mcp.client.auth.utils import (extract_field_from_www_auth, extract_scope_from_www_auth,
                                    is_valid_client_metadata_url, union_scopes)
-from mcp.shared.auth import (AuthorizationCodeResult, OAuthClientMetadata, OAuthMetadata, OAuthToken,
-                             ProtectedResourceMetadata)
+from mcp.shared.auth import (AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthMetadata,
+                             OAuthToken, ProtectedResourceMetadata)
 
+from moka_shell.config_oauth import OAuthSettings
 from moka_shell.version import __version__
+from moka_shell.core.mcp.oauth.credentials import ClientSecrets
 from moka_shell.core.mcp.oauth.store import OAuthStore
 from moka_shell.errors import SignInError, SignInRequiredError
 
@@ -35,6 +37,7 @@ SIGN_IN_TIMEOUT = 300.0  # how long a person has to finish signing in, in the br
 # The project hosts none yet, so it is opt-in for whoever hosts one.
 CIMD_ENV = "MOKA_OAUTH_CLIENT_METADATA_URL"
 HTTP_TIMEOUT = 30.0
+SET_SECRET_HINT = "store it with `moka servers oauth NAME --client-secret-stdin`, or in the server's Edit dialog"
 log = logging.getLogger("moka.oauth")
 # The SDK logs a traceback for every flow that stops, including a sign-in nobody asked for yet.
 logging.getLogger("mcp.client.auth.oauth2").setLevel(logging.CRITICAL)
@@ -66,12 +69,32 @@ def client_metadata(redirect_uri: str) -> OAuthClientMetadata:
                                token_endpoint_auth_method="none", application_type="native")
 
 
+def configured_client(url: str, settings: OAuthSettings, redirect_uri: str) -> OAuthClientInformationFull:
+    """The client the server's owner gave (``oauth.clientId``), confidential when a secret is stored for it."""
+    assert settings.client_id
+    secret = ClientSecrets(url).get("clientSecret")
+    method = settings.auth_method or ("client_secret_basic" if secret else "none")
+    if method in ("client_secret_basic", "client_secret_post") and not secret:
+        raise SignInError(f"the OAuth client {settings.client_id!r} signs in with a client secret ({method}), "
+                          "and none is stored", hint=SET_SECRET_HINT)
+    if method == "private_key_jwt":
+        raise SignInError("private_key_jwt is for the client_credentials grant, not a sign-in in the browser")
+    return OAuthClientInformationFull(client_id=settings.client_id, client_secret=secret if method != "none" else None,
+                                      redirect_uris=[redirect_uri],  # type: ignore[list-item]
+                                      token_endpoint_auth_method=method, issuer=settings.issuer,
+                                      grant_types=["authorization_code", "refresh_token"])
+
+
 class MokaOAuthProvider(OAuthClientProvider):
-    """``OAuthClientProvider`` with Moka's store; restores the token's expiry when tokens are loaded."""
+    """``OAuthClientProvider`` with Moka's store; restores the token's expiry when tokens are loaded.
+
+    ``client``: the server's ``oauth`` settings; a client id there is used instead of registering.
+    """
 
     def __init__(self, store: OAuthStore, redirect_uri: str,
                  redirect_handler: Callable[[str], Awaitable[None]],
-                 callback_handler: Callable[[], Awaitable[AuthorizationCodeResult]]) -> None:
+                 callback_handler: Callable[[], Awaitable[AuthorizationCodeResult]],
+                 client: OAuthSettings | None = None) -> None:
         cimd = os.environ.get(CIMD_ENV) or None
         if cimd is not None and not is_valid_client_metadata_url(cimd):
             raise SignInError(f"{CIMD_ENV} must be an https URL with a path, got {cimd!r}")
@@ -81,6 +104,9 @@ class MokaOAuthProvider(OAuthClientProvider):
         ctx = self.context
         self.context = _Context(**{f.name: getattr(ctx, f.name) for f in dataclasses.fields(ctx)})
         self.store = store
+        self.configured = configured_client(store.key, client, redirect_uri) if client and client.client_id else None
+        if client and client.scope:
+            self.context.client_metadata.scope = client.scope
 
     async def _perform_authorization_code_grant(self) -> tuple[str, str]:
         # A step-up noted by a connection (a 403 insufficient_scope) is asked for now, with what was
@@ -92,6 +118,8 @@ class MokaOAuthProvider(OAuthClientProvider):
 
     async def _initialize(self) -> None:
         await super()._initialize()
+        if self.configured is not None:  # the owner's client, never a registration of Moka's own
+            self.context.client_info = self.configured
         # The SDK forgets when a loaded token expires; without this a new process presents an
         # expired token, gets 401 and asks the person again instead of refreshing.
         expires = self.store.expires_at()
@@ -180,8 +208,15 @@ def redirect_uri_for(store: OAuthStore) -> str:
     return f"http://127.0.0.1:{_free_loopback_port()}/callback"
 
 
-def connection_auth(url: str) -> MokaOAuthProvider:
-    """The auth for a connection: uses and refreshes stored tokens; a needed sign-in raises, never waits."""
+def connection_auth(url: str, settings: OAuthSettings | None = None) -> httpx2.Auth:
+    """The auth for a connection: uses and refreshes stored tokens; a needed sign-in raises, never waits.
+
+    A grant that needs no person (``client_credentials``, ``cross_app_access``) gets its tokens itself.
+    """
+    if settings is not None and settings.grant != "authorization_code":
+        from moka_shell.core.mcp.oauth.machine import machine_auth
+
+        return machine_auth(url, settings)
     store = OAuthStore(url)
 
     async def needs_person(_authorization_url: str) -> None:
@@ -192,11 +227,22 @@ def connection_auth(url: str) -> MokaOAuthProvider:
     async def never() -> AuthorizationCodeResult:  # needs_person always raises first
         raise SignInRequiredError("this server needs a sign-in")
 
-    return _ConnectionProvider(store, redirect_uri_for(store), needs_person, never)
+    return _ConnectionProvider(store, redirect_uri_for(store), needs_person, never, settings)
 
 
 def find_sign_in_required(exc: BaseException) -> SignInRequiredError | None:
     """The SignInRequiredError in ``exc`` or in the exception groups and causes around it."""
+    found = _find(exc, SignInRequiredError)
+    return found if isinstance(found, SignInRequiredError) else None
+
+
+def find_oauth_failure(exc: BaseException) -> OAuthFlowError | None:
+    """The SDK's OAuth error (a refused token request, a wrong issuer …) in ``exc`` or around it."""
+    found = _find(exc, OAuthFlowError)
+    return found if isinstance(found, OAuthFlowError) else None
+
+
+def _find(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
     seen: set[int] = set()
     todo: list[BaseException] = [exc]
     while todo:
@@ -204,7 +250,7 @@ def find_sign_in_required(exc: BaseException) -> SignInRequiredError | None:
         if id(e) in seen:
             continue
         seen.add(id(e))
-        if isinstance(e, SignInRequiredError):
+        if isinstance(e, kind):
             return e
         if isinstance(e, BaseExceptionGroup):
             todo.extend(e.exceptions)
@@ -217,10 +263,10 @@ NO_REGISTRATION_HINT = ("ask the server's owner for a client id (a public client
                         "or give it when Sign in asks")
 
 
-def auth_state(url: str | None, headers: dict[str, str]) -> str | None:
+def auth_state(url: str | None, headers: dict[str, str], settings: OAuthSettings | None = None) -> str | None:
     """``signed-in``, ``step-up`` (signed in, but an operation asked for more scope), ``signed-out``,
-    or None for a server Moka does not sign in to (stdio, its own Authorization header)."""
-    if not url or not uses_oauth(headers):
+    or None for a server no person signs in to (stdio, its own Authorization header, a grant with no person)."""
+    if not url or not uses_oauth(headers) or (settings is not None and settings.grant != "authorization_code"):
         return None
     record = OAuthStore(url).record()
     if not isinstance(record.get("tokens"), dict):

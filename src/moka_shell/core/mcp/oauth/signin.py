@@ -66,9 +66,10 @@ class SignIns:
 
     async def _run(self, name: str, url: str, show: Callable[[str], Any], client_id: str | None) -> MokaError | None:
         """The whole round trip; returns the error, or None when signed in (and reconnected)."""
-        headers = self.servers.get(name).config.headers
+        config = self.servers.get(name).config
         try:
-            result = await sign_in(url, name, show, headers=headers, timeout=self.timeout, client_id=client_id)
+            result = await sign_in(url, name, show, headers=config.headers, timeout=self.timeout, client_id=client_id,
+                                   client=config.oauth)
         except MokaError as exc:
             self.emit("servers.signin", {"name": name, "ok": False, "error": str(exc),
                                          "needsClientId": isinstance(exc, SignInError) and exc.needs_client_id})

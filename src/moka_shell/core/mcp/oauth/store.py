@@ -120,7 +120,8 @@ def where() -> str:
     return f"{data_dir() / FILE_NAME} (no OS keyring is available; the file is readable only by you)"
 
 
-def _load(key: str) -> dict[str, Any] | None:
+def load_record(key: str) -> dict[str, Any] | None:
+    """The record kept under ``key``: the keyring's, else the file's."""
     kr = _keyring()
     if keyring_name() and kr is not None:
         try:
@@ -137,7 +138,8 @@ def _load(key: str) -> dict[str, Any] | None:
     return TokenFile(data_dir() / FILE_NAME).get(key)
 
 
-def _save(key: str, record: dict[str, Any] | None) -> None:
+def save_record(key: str, record: dict[str, Any] | None) -> None:
+    """Keep (or with None, delete) the record under ``key``: in the keyring, or the file when it refuses."""
     kr = _keyring()
     file = TokenFile(data_dir() / FILE_NAME)
     if keyring_name() and kr is not None:
@@ -163,13 +165,13 @@ class OAuthStore:
 
     def record(self) -> dict[str, Any]:
         """The stored record (empty when the server was never signed in)."""
-        return _load(self.key) or {}
+        return load_record(self.key) or {}
 
     def _update(self, **changes: Any) -> None:
         record = self.record()
         record.update(changes)
         record["url"] = self.key
-        _save(self.key, {k: v for k, v in record.items() if v is not None})
+        save_record(self.key, {k: v for k, v in record.items() if v is not None})
 
     async def get_tokens(self) -> OAuthToken | None:
         """The stored tokens, if any."""
@@ -226,7 +228,7 @@ class OAuthStore:
 
     def forget(self) -> None:
         """Forget everything about this server's sign-in."""
-        _save(self.key, None)
+        save_record(self.key, None)
 
     def signed_in(self) -> bool:
         """True when tokens are stored."""
