@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING, Any
 from moka_shell.bridge.params import Params, opt_dict, opt_str, req_str
 from moka_shell.config import ServerConfig
 from moka_shell.config_import import import_config_file, import_config_text
+from moka_shell.core.mcp.oauth.client_setup import set_client
 from moka_shell.core.mcp.oauth.signin import SignIns
+from moka_shell.errors import InvalidParamsError
 
 if TYPE_CHECKING:
     from moka_shell.core.app import MokaApp
@@ -26,7 +28,8 @@ class ServerMethods:
         return {"servers.list": self.list_, "servers.add": self.add, "servers.remove": self.remove,
                 "servers.setEnabled": self.set_enabled, "servers.restart": self.restart,
                 "servers.import": self.import_, "tools.list": self.tools_list,
-                "servers.login": self.login, "servers.logout": self.logout, "servers.allowEval": self.allow_eval}
+                "servers.login": self.login, "servers.logout": self.logout, "servers.allowEval": self.allow_eval,
+                "servers.setOAuth": self.set_oauth}
 
     async def list_(self, p: Params) -> list[dict[str, Any]]:
         """Every server's state."""
@@ -60,6 +63,16 @@ class ServerMethods:
         name = self.app.servers.get(req_str(p, "name")).name
         entry = self.app.server_configs.change(name, allowUnsafeEval=bool(p.get("allow", True)))
         return self.app.servers.apply_settings(name, entry).info()
+
+    async def set_oauth(self, p: Params) -> dict[str, Any]:
+        """Set the OAuth client an HTTP server uses (``oauth`` settings; ``secrets`` kept apart), then reconnect it."""
+        name = self.app.servers.get(req_str(p, "name")).name
+        secrets = opt_dict(p, "secrets")
+        if not all(isinstance(v, str) or v is None for v in secrets.values()):
+            raise InvalidParamsError("'secrets' values must be text (or null to forget one)")
+        done = await set_client(self.app.server_configs, name, opt_dict(p, "oauth"), secrets)
+        conn = await self.app.servers.add(name, self.app.server_configs.get(name))
+        return {**done, "server": conn.info()}
 
     async def restart(self, p: Params) -> dict[str, Any]:
         """Reconnect a server now."""

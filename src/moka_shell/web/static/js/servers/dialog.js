@@ -1,6 +1,7 @@
 // The Add / Edit server dialog: name, transport, command and arguments, environment, working
-// directory, URL, headers and a plugin transport type. Adding under a name that is taken asks
-// before replacing; the core refuses a replacement it was not told about (servers.add).
+// directory, URL, headers, the OAuth client (oauth-fields.js) and a plugin transport type.
+// Adding under a name that is taken asks before replacing; the core refuses a replacement it was
+// not told about (servers.add).
 
 import { api } from "../api.js";
 import { h } from "../dom.js";
@@ -8,6 +9,7 @@ import { icon } from "../icons.js";
 import { button, openDialog, confirmDialog, toast } from "../ui.js";
 import { store } from "../store.js";
 import { configFrom, joinArgs, pairsText } from "./config.js";
+import { oauthFields, saveOAuth } from "./oauth-fields.js";
 
 const REPLACING = "Replacing it stops it and uses these settings instead.";
 
@@ -77,11 +79,11 @@ function inputs(existing) {
     autocomplete: "off",
     value: cfg.type && transport !== "http" && transport !== "stdio" ? cfg.type : "",
   });
-  return { name, kindStdio, kindHttp, command, env, cwd, url, headers, type };
+  return { name, kindStdio, kindHttp, command, env, cwd, url, headers, type, oauth: oauthFields(existing, field) };
 }
 
 /** The fields, grouped: the local command's, the remote server's, and Advanced. */
-function parts({ command, env, cwd, url, headers, type }) {
+function parts({ command, env, cwd, url, headers, type, oauth }) {
   const stdioPart = h(
     "div",
     { class: "stack" },
@@ -94,6 +96,7 @@ function parts({ command, env, cwd, url, headers, type }) {
     { class: "stack", hidden: true },
     field("URL", url, "A Streamable HTTP endpoint."),
     field("Headers", headers, "One Name: value per line."),
+    oauth.fold,
   );
   const more = h(
     "details",
@@ -171,6 +174,7 @@ async function saveServer(existing, fields, { dlg, save, error }) {
     }
     save.disabled = true;
     await api.call("servers.add", { name: serverName, config, replace });
+    if (!kindStdio.checked) await saveOAuth(serverName, fields.oauth);
     dlg.close();
     toast(existing ? `Saved ${serverName}` : replace ? `Replaced ${serverName}` : `Added ${serverName}`, {
       tone: "success",

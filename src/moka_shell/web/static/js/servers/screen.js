@@ -95,7 +95,8 @@ function cardButtons(s) {
     small: true,
     icon: "edit",
     "data-action": "edit",
-    onclick: () => serverDialog({ name: s.name, config: s.config || {}, transport: s.transport }),
+    onclick: () =>
+      serverDialog({ name: s.name, config: s.config || {}, transport: s.transport, oauthSecrets: s.oauthSecrets }),
   });
   return { toggle, restart, edit, remove };
 }
