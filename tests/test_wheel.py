@@ -7,6 +7,7 @@ per run (tests/wheel_support.py) and shared with the packaging builds.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import subprocess
@@ -130,7 +131,9 @@ def served(venv_home: Path, tmp_path: Path) -> Iterator[str]:
         proc.wait(30)
 
 
-def test_moka_serve_from_the_wheel_serves_the_ui_and_a_view(served: str) -> None:
+@contextlib.contextmanager
+def chromium_browser() -> Iterator[Any]:
+    """Debian's Chromium under Playwright (the test is skipped where it is not installed)."""
     import shutil
 
     chromium = shutil.which("chromium")
@@ -139,7 +142,12 @@ def test_moka_serve_from_the_wheel_serves_the_ui_and_a_view(served: str) -> None
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        yield pw.chromium.launch(executable_path=chromium, headless=True,
+                                 args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+
+
+def test_moka_serve_from_the_wheel_serves_the_ui_and_a_view(served: str) -> None:
+    with chromium_browser() as browser:
         try:
             page = browser.new_page()
             page.goto(served + "#runner?server=moka-demo&tool=roll_dice")
@@ -217,7 +225,6 @@ def test_the_wheel_carries_the_docs_and_moka_serve_shows_them(dist: dict[str, Pa
     """Help → Documentation opens /docs/ of the running install: the wheel carries docs/*.md (setup.py), the
     page lists them, renders one, and a link to another page opens it in place (no web page named that a
     release might not have)."""
-    import shutil
     from urllib.parse import urlsplit
 
     from moka_shell.shells.desktop.menu import DOCS_PATH
@@ -234,13 +241,7 @@ def test_the_wheel_carries_the_docs_and_moka_serve_shows_them(dist: dict[str, Pa
         with pytest.raises(HTTPError) as refused:
             urlopen(origin + wrong)
         assert refused.value.code == 404, wrong
-    chromium = shutil.which("chromium")
-    if not chromium:
-        pytest.skip("chromium is not installed")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+    with chromium_browser() as browser:
         try:
             page = browser.new_page()
             errors: list[str] = []
