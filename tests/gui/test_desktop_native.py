@@ -1,4 +1,5 @@
-"""The desktop app under a real X server (Xvfb): title, native menu, a shortcut, icon, notification."""
+"""The desktop app under a real X server (Xvfb): its first frame, title, native menu with mnemonics, a shortcut,
+thin scrollbars, icon, notification."""
 
 from __future__ import annotations
 
@@ -45,7 +46,16 @@ def test_window_title_menu_shortcut_icon_and_notification(tmp_path: Path, xvfb: 
     seen = json.loads(proc.stdout.strip().splitlines()[-1])
     assert seen["title"] == "Chat — Moka", seen
     assert seen["icon"] is True
-    assert seen["menus"] == ["File", "Edit", "View", "Help"]
+    assert seen["menus"] == ["&File", "&Edit", "&View", "&Help"]  # Alt+F, Alt+E, Alt+V, Alt+H
+    assert seen["alt_f_menu"] == "&File" and seen["alt_f_typed"] == "", seen  # before: "f" in the composer
+    # The first frame on screen is Moka's frame, painted by Qt (rail, accent, page), not a white window;
+    # it gives way to the page once that has loaded.
+    from moka_shell.shells.desktop.skeleton import LIGHT
+    assert seen["first"] == {"rail": LIGHT["rail"], "brand": LIGHT["accent"], "body": LIGHT["bg"]}, seen["first"]
+    assert seen["first_overlay"] == 1 and seen["overlay_after_load"] == 0, seen
+    # Thin scrollbars with nothing at the ends of the track (before: Chromium's arrow buttons).
+    bar = seen["scrollbar"]
+    assert bar["width"] == 10 and bar["track_bottom"] == [bar["page"]], bar
     assert "New chat\tCtrl+N" in seen["file_menu"] and "Quit Moka\tCtrl+Q" in seen["file_menu"]
     assert seen["title_after_key"] == "Tool runner — Moka", seen
     assert seen["title_after_menu"] == "Servers — Moka", seen

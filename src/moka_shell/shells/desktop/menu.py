@@ -1,12 +1,15 @@
 """The desktop window's native menu: File, Edit, View and Help, with the platform's shortcuts.
 
-pywebview menus take a title and a function (run on a worker thread). The shortcut is written
-after a tab, which Qt shows right-aligned in the menu; the keys themselves are handled by the
+pywebview menus take a title and a function (run on a worker thread). Each top menu's first
+letter is its mnemonic (Alt+F opens File). The shortcut is written after a tab, which Qt shows
+right-aligned in the menu; the keys themselves are handled by the
 page (js/shortcuts.js), so they work the same in a focused view card and in browser mode.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import sys
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -90,5 +93,29 @@ def build_menu(c: MenuCommands) -> list[Any]:
     """The spec as pywebview ``Menu`` objects (imported here: only shells import webview)."""
     from webview.menu import Menu, MenuAction, MenuSeparator
 
-    return [Menu(title, [MenuSeparator() if item is None else MenuAction(item[0], item[1]) for item in items])
+    kit = toolkit()
+    return [Menu(menu_title(title, kit), [MenuSeparator() if item is None else MenuAction(item[0], item[1])
+                                          for item in items])
             for title, items in menu_spec(c)]
+
+
+def toolkit() -> str:
+    """The toolkit pywebview will pick, the way it picks (webview/guilib.py), without starting it."""
+    forced = os.environ.get("PYWEBVIEW_GUI", "").lower()
+    if forced:
+        return forced
+    if sys.platform == "darwin":
+        return "cocoa"
+    if sys.platform == "win32":
+        return "winforms"
+    if "KDE_FULL_SESSION" in os.environ:
+        return "qt"
+    return "gtk" if importlib.util.find_spec("gi") is not None else "qt"
+
+
+def menu_title(title: str, kit: str) -> str:
+    """A top menu's title with its first letter as the Alt mnemonic (Alt+F opens File), marked the
+    toolkit's way: ``&File`` in Qt and Windows, ``_File`` in GTK; macOS menus have no mnemonics."""
+    if kit == "cocoa":
+        return title
+    return ("_" if kit == "gtk" else "&") + title

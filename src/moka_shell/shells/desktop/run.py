@@ -23,6 +23,7 @@ from moka_shell.paths import Paths, ensure_dir, open_private
 from moka_shell.shells.core_thread import CoreThread
 from moka_shell.shells.desktop.actions import DesktopActions
 from moka_shell.shells.desktop.commands import DesktopCommands
+from moka_shell.shells.desktop import skeleton_qt
 from moka_shell.shells.desktop.menu import build_menu
 from moka_shell.shells.desktop.sandbox import harden_qt, new_window_router
 from moka_shell.shells.desktop.skeleton import saved_mode, skeleton_html
@@ -96,8 +97,11 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
     core.begin()
     state = WindowState(paths.state_file)
     # No js_api: the page reaches the core over the same WebSocket as in browser mode.
-    main: Any = webview.create_window("Moka", html=skeleton_html(saved_mode(paths.config_file)), min_size=(640, 480),
+    mode = saved_mode(paths.config_file)
+    main: Any = webview.create_window("Moka", html=skeleton_html(mode), min_size=(640, 480),
                                       text_select=True, **state.geometry())
+    # Qt paints the same frame over the web view until its renderer shows the page: the first frame.
+    main.events.before_show += lambda window: skeleton_qt.install(window, mode)
     main.events.resized += lambda w, h: state.update(width=w, height=h)
     main.events.moved += lambda x, y: state.update(x=x, y=y)
 
