@@ -14,8 +14,11 @@ SERVER = {"command": sys.executable, "args": [str(Path(__file__).resolve().paren
 def frames_allow(moka: Moka, view_id: str) -> tuple[str, str]:
     """The allow attribute of the view's proxy iframe and of the view iframe inside it."""
     proxy = moka.page.locator(f'.view-frame[data-view-id="{view_id}"]')
-    proxy_frame = next(f for f in moka.page.frames if f.url.startswith(moka.app.endpoints.sandbox_origin + "/proxy.html")
-                       and f"id={view_id}" in f.url)
+    # Playwright learns a new frame's address by an event of its own, a moment after the view's
+    # handshake reached the core (a CI run looked too early): wait for the frame, don't assume it.
+    proxy_frame = moka.wait(lambda: next((f for f in moka.page.frames
+                                          if f.url.startswith(moka.app.endpoints.sandbox_origin + "/proxy.html")
+                                          and f"id={view_id}" in f.url), None), what=f"the proxy frame of {view_id}")
     inner = proxy_frame.evaluate("document.querySelector('iframe').getAttribute('allow') || ''")
     return proxy.get_attribute("allow") or "", inner
 
