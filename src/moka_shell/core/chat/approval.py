@@ -129,14 +129,14 @@ class Approvals:
     async def review(self, cid: str, call: ToolCall, annotations: dict[str, Any] | None, title: str | None,
                      origin: TurnOrigin, publish: Callable[[ToolCall], None]) -> str | None:
         """None when the call may run (maybe with edited arguments); else why it must not, for the model."""
-        decision, reason = decide(self.settings(), call.server, call.tool, annotations, origin)
+        decision, reason = decide(self.settings(), call.server, call.policy_tool, annotations, origin)
         if decision == "run":
             return None
         if decision == "deny":
             return f"{DECLINED} (They chose never to run it.)"
         if not self._can_ask():
             # Nobody is there to answer: fail now rather than hang (moka chat, a closed UI).
-            refusal = (f"{call.server}/{call.tool} needs the person's approval ({reason}), and nobody can answer "
+            refusal = (f"{call.server}/{call.policy_tool} needs the person's approval ({reason}), and nobody can answer "
                        "here. In `moka chat`, run again with `--approve all` to let every tool run.")
             self.unanswered.append(refusal)
             return refusal
@@ -158,7 +158,7 @@ class Approvals:
         if arguments is not None:
             call.arguments = arguments
         if answer == "always" and not origin.from_app:
-            self.remember(call.server, call.tool, "allow")
+            self.remember(call.server, call.policy_tool, "allow")
         call.status = "running"
         return None
 

@@ -38,6 +38,7 @@ from moka_shell.core.chat.turn import Turn, TurnCalls
 from moka_shell.core.chat.tool_names import ToolNames
 from moka_shell.core.mcp.servers import ServerManager
 from moka_shell.core.shell import Emit
+from moka_shell.core.views import app_tools
 from moka_shell.core.views.host import ViewHost
 from moka_shell.core.views.view import View
 from moka_shell.errors import AgentError, MokaError, NeedsKeyError, ProviderError, StoreError, UnknownBackendError
@@ -45,6 +46,7 @@ from moka_shell.inspector import Inspector
 from moka_shell.registered import Registered
 
 log = logging.getLogger("moka.chat")
+APP_TOOLS_WAIT = 3.0  # at most, before a step, for views a page is loading to list their tools
 
 
 class ChatEngine:
@@ -184,8 +186,11 @@ class ChatEngine:
             choice = choose(self.config.agent, self.store.settings(cid), backend_id, model)
             backend = self.backend(choice.backend)
             accepts = frozenset(getattr(backend, "accepts_media", frozenset()))
-            names = ToolNames(self.servers.all_tools())
             for step in range(self.config.agent.max_steps):
+                if step:  # an app the last step opened may be what the model uses next: let it list its tools
+                    await app_tools.settle([c.view for c in turn.calls if c.view is not None], APP_TOOLS_WAIT)
+                # Rebuilt every step: a live view's own tools are offered only while the view lives.
+                names = ToolNames(self.servers.all_tools(), app_tools.offered(self.views.views.values(), cid))
                 history = build_history(self.store.messages(cid), accepts, self.store.attachments_of)
                 request = self._request(backend, choice.model, history,
                                         names.model_tools() if backend.supports_tools else [], choice.system)

@@ -39,7 +39,7 @@ CREATE TABLE IF NOT EXISTS views (
 
 # Each later version's SQL, applied in order to a database at an older version. Numbers are
 # reserved per area so that work in parallel cannot collide: 2 chat (branches, per-conversation
-# model and system prompt), 3 view storage, 4 reliability. A gap is fine.
+# model and system prompt), 3 view storage, 4 reliability, 6 views. A gap is fine.
 # 2 (chat): a reply's state (so one cut off by a crash shows as interrupted), the conversation's own
 # backend, model and system prompt, attachments kept beside their message, and one sequence number
 # per message and conversation, whoever writes (duplicates from older versions are renumbered first).
@@ -64,7 +64,11 @@ CREATE INDEX IF NOT EXISTS conversations_by_update ON conversations(updated_at D
 _CHAT_5 = """
 ALTER TABLE tool_calls ADD COLUMN provider_id TEXT;
 """
-MIGRATIONS: dict[int, str] = {1: _SCHEMA, 2: _CHAT_2, 3: VIEW_STORAGE_SQL, 5: _CHAT_5}
+# 6 (views): a call of a live view's own tool (draft spec, app-provided tools) names that view.
+_VIEWS_6 = """
+ALTER TABLE tool_calls ADD COLUMN app TEXT;
+"""
+MIGRATIONS: dict[int, str] = {1: _SCHEMA, 2: _CHAT_2, 3: VIEW_STORAGE_SQL, 5: _CHAT_5, 6: _VIEWS_6}
 SCHEMA_VERSION = max(MIGRATIONS)
 
 
@@ -348,9 +352,10 @@ class Store:
         """Record a tool call as soon as the model starts it."""
         seq = self.db.execute("SELECT COUNT(*) FROM tool_calls WHERE message_id=?", (mid,)).fetchone()[0]
         self.db.execute("INSERT INTO tool_calls (id, conversation_id, message_id, seq, server, tool, model_name, "
-                        "arguments, status, view_record, provider_id) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                        "arguments, status, view_record, provider_id, app) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                         (call["id"], cid, mid, seq, call["server"], call["tool"], call["modelName"],
-                         _j(call.get("arguments")), call["status"], call.get("recordId"), call.get("providerId")))
+                         _j(call.get("arguments")), call["status"], call.get("recordId"), call.get("providerId"),
+                         _j(call.get("app"))))
 
     def update_call(self, call_id: str, **fields: Any) -> None:
         """Update a tool call's status, arguments, result or error."""
@@ -368,6 +373,8 @@ class Store:
                                 "arguments": _uj(c["arguments"]) or {}, "status": c["status"]}
         if c["provider_id"]:
             call["providerId"] = c["provider_id"]
+        if c["app"]:
+            call["app"] = _uj(c["app"])
         if c["result"]:
             call["result"] = _uj(c["result"])
         if c["error"]:

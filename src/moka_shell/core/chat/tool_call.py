@@ -34,11 +34,17 @@ class ToolCall:
     view: View | None = None
     approval: dict[str, Any] | None = None  # what the approval card shows, while status is "approval"
     provider_id: str = ""
+    app: dict[str, str] | None = None  # a live view's own tool: {"viewId", "title"} (core/views/app_tools.py)
 
     @property
     def known(self) -> bool:
         """Did the model name a tool that exists?"""
         return self.server != "?"
+
+    @property
+    def policy_tool(self) -> str:
+        """The name the person's standing approval choices know this tool by (an app's are kept apart)."""
+        return f"app:{self.tool}" if self.app else self.tool
 
     def to_json(self) -> dict[str, Any]:
         """The ``ToolCall`` shape of docs/bridge-api.md (and of the store's rows)."""
@@ -52,6 +58,8 @@ class ToolCall:
             out["approval"] = self.approval
         if self.provider_id:
             out["providerId"] = self.provider_id
+        if self.app is not None:
+            out["app"] = self.app
         if self.view is not None:
             out["viewId"] = self.view.id
             out["recordId"] = self.view.record_id or self.view.id

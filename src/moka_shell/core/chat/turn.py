@@ -19,6 +19,8 @@ from moka_shell.core.chat.tool_names import ToolNames
 from moka_shell.core.mcp.progress import CallScope
 from moka_shell.core.mcp.servers import ServerManager
 from moka_shell.core.shell import Emit
+from moka_shell.core.views import app_tools
+from moka_shell.core.views.app_tools import AppTool
 from moka_shell.core.views.host import ViewHost
 from moka_shell.errors import MokaError, StoreError
 
@@ -51,7 +53,8 @@ class TurnCalls:
         cid = turn.conversation_id
         entry = names.resolve(model_name)
         call = ToolCall(id=new_id("t"), provider_id=provider_id, server=entry.server if entry else "?",
-                        tool=entry.name if entry else model_name, model_name=model_name, message_id=mid)
+                        tool=entry.name if entry else model_name, model_name=model_name, message_id=mid,
+                        app=entry.describe() if isinstance(entry, AppTool) else None)
         turn.calls.append(call)
         if entry is not None and entry.resource_uri:
             try:
@@ -116,12 +119,7 @@ class TurnCalls:
         else:
             self._save_and_emit(cid, call)  # running, with the arguments the person allowed
             try:
-                # The scope sends the server's progress and questions to this call's card.
-                with self.servers.calls.scope(CallScope(call.id, call.server, call.tool, "chat", cid)):
-                    _cid, _view, result = await self.views.run_tool(
-                        call.server, call.tool, call.arguments, view=call.view, conversation_id=cid,
-                        message_id=call.message_id, with_view=call.view is not None)
-                call.status, call.result = "done", result
+                call.status, call.result = "done", await self._execute(cid, call)
             except asyncio.CancelledError:
                 call.status, call.error = "cancelled", "stopped by the person"
                 self._finish(cid, call)
@@ -129,6 +127,18 @@ class TurnCalls:
             except MokaError as exc:
                 call.status, call.error = "error", str(exc)
         self._finish(cid, call)
+
+    async def _execute(self, cid: str, call: ToolCall) -> dict[str, Any]:
+        """Run the call: on the view that offered it (an app's own tool), or on its server."""
+        if call.app is not None:
+            return await app_tools.call(self.views.views, self.views.request, call.app["viewId"], call.tool,
+                                        call.arguments)
+        # The scope sends the server's progress and questions to this call's card.
+        with self.servers.calls.scope(CallScope(call.id, call.server, call.tool, "chat", cid)):
+            _cid, _view, result = await self.views.run_tool(
+                call.server, call.tool, call.arguments, view=call.view, conversation_id=cid,
+                message_id=call.message_id, with_view=call.view is not None)
+        return result
 
     def _finish(self, cid: str, call: ToolCall) -> None:
         self.store.update_call(call.id, status=call.status, result=call.result, error=call.error)

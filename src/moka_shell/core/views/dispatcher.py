@@ -18,6 +18,7 @@ from typing import Any
 from moka_shell.core.links import open_link_detail
 from moka_shell.core.mcp.progress import CallScope
 from moka_shell.core.mcp.servers import ServerManager
+from moka_shell.core.views import app_tools
 from moka_shell.core.views.host_context import (
     INLINE_MAX_HEIGHT,
     INLINE_MIN_HEIGHT,
@@ -198,14 +199,14 @@ class Dispatcher:
         self.host.emit("view.problem", {"viewId": view.id, "kind": kind, "reason": problem, "detail": data})
 
     async def _refresh_app_tools(self, view: View) -> None:
-        # What the view offers is part of the truth `moka check` tells its author; the model is
-        # not offered view tools (Moka does not advertise that).
-        try:
-            result = await self.host.request(view, "tools/list", {}, 5.0)
-            tools = result.get("tools")
-            view.app_tools = [t for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
-        except BridgeError:
-            view.app_tools = []
+        # The chat offers them to the model while the view lives (core/views/app_tools.py).
+        problems = await app_tools.refresh(view, self.host.request)
+        self._inspector.record("view", {"event": "app-tools", "tools": [t["name"] for t in view.app_tools],
+                                        "problems": problems}, server=view.server, view=view.id,
+                               method="view/app-tools")
+        for problem in problems:
+            if problem not in view.warnings:
+                view.warnings.append(f"app tools: {problem}")
 
     # ---- requests -----------------------------------------------------------------------------
 

@@ -166,7 +166,8 @@ def _view_lines(v: ViewReport, *, with_profile: bool) -> list[str]:
     if v.app_info:
         lines.append(f"      app: {line(v.app_info.get('name', '?'))} {line(v.app_info.get('version', ''))}")
     if v.app_tools:
-        lines.append(f"      tools the view offers: {', '.join(line(t) for t in v.app_tools)}")
+        names = ", ".join(line(t) for t in v.app_tools)
+        lines.append(f"      tools the view offers (a chat's model gets them as app__NAME while it is open): {names}")
     if v.storage and (used := storage_line(v.storage)):
         lines.append(f"      {used}")
     steps = [f"{label} {v.timings_ms[k]:.0f} ms" for k, label in _STEPS if k in v.timings_ms]

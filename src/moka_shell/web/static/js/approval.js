@@ -90,11 +90,15 @@ export function approvalPanel(call) {
   });
   buttons.push(...decisionButtons(a, answer));
   const title = a.title && a.title !== call.tool ? a.title : null;
+  const owner = call.app ? ` of the ${call.app.title || "app"} view` : "";
   return h(
     "section",
     { class: "approval", "aria-label": `Allow ${call.tool} on ${call.server}?` },
     // The card's head already names the tool and its server; this says what is asked.
-    h("div", { class: "approval-question", text: title ? `Allow “${title}” to run?` : "Allow this tool to run?" }),
+    h("div", {
+      class: "approval-question",
+      text: title ? `Allow “${title}”${owner} to run?` : `Allow this tool${owner} to run?`,
+    }),
     a.fromApp ? appOrigin(a.fromApp) : null,
     h(
       "ul",

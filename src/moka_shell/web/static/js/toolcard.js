@@ -92,7 +92,9 @@ export function createToolCard(call) {
   card._parts = {
     icon: h("span", { class: "tool-status-icon" }),
     status: h("span", { class: "tool-status" }),
+    kind: h("span", { class: "tool-kind" }),
     name: h("code", { class: "tool-name" }),
+    appBadge: h("span", { class: "badge tool-app-badge", text: "App tool", hidden: true }),
     server: h("span", { class: "tool-server" }),
     details: h("div", { class: "tool-details" }),
     error: h("div", { class: "tool-error", role: "alert", hidden: true }),
@@ -108,8 +110,9 @@ export function createToolCard(call) {
       "div",
       { class: "tool-head" },
       p.icon,
-      icon("tool", { size: 14, className: "tone-muted" }),
+      p.kind,
       p.name,
+      p.appBadge,
       p.server,
       h("span", { class: "grow" }),
       p.status,
@@ -132,7 +135,7 @@ export function updateToolCard(card, call) {
   card._call = merged;
   card.dataset.status = merged.status || "running";
   p.name.textContent = merged.tool || merged.modelName || "tool";
-  p.server.textContent = merged.server ? `on ${merged.server}` : "";
+  showOwner(card, merged);
   p.status.textContent = STATUS_TEXT[merged.status] || merged.status || "";
   clear(p.icon).append(statusIcon(merged.status));
   // The approval card stands in the call's place while the core waits; it goes once answered.
@@ -175,6 +178,21 @@ export function updateToolCard(card, call) {
   clear(p.error);
   if (err) p.error.append(icon("alert", { size: 14 }), h("span", { text: err }));
   return card;
+}
+
+/** Whose tool this is: a server's, or (draft spec, app-provided tools) a live app view's. */
+function showOwner(card, call) {
+  const p = card._parts;
+  const app = call.app && typeof call.app === "object" ? call.app : null;
+  card.classList.toggle("is-app-tool", Boolean(app));
+  p.appBadge.hidden = !app;
+  const kind = app ? "app" : "tool";
+  if (p.kind.dataset.kind !== kind) {
+    p.kind.dataset.kind = kind;
+    clear(p.kind).append(icon(kind, { size: 14, className: "tone-muted" }));
+  }
+  if (app) p.server.textContent = `of the ${app.title || "app"} view · ${call.server}`;
+  else p.server.textContent = call.server ? `on ${call.server}` : "";
 }
 
 export const toolCardViews = (card) => card._parts.views;
