@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from moka_shell.core.chat.store_health import check_integrity, connect, migrate, read_only_copy
+from moka_shell.core.chat.store_health import check_integrity, connect, migrate, private_database, read_only_copy
 from moka_shell.core.views.storage import MIGRATION_SQL as VIEW_STORAGE_SQL
 from moka_shell.errors import StoreDamagedError, StoreError
-from moka_shell.paths import ensure_dir, open_private, owner_only
+from moka_shell.paths import ensure_dir
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS conversations (
@@ -83,16 +83,6 @@ def _j(value: Any) -> str | None:
 
 def _uj(text: str | None) -> Any:
     return None if text is None else json.loads(text)
-
-
-def private_database(path: Path) -> None:
-    """Create the database file owner-only before SQLite does (it gives ``-wal``/``-shm`` the file's mode)."""
-    try:
-        open_private(path, "ab").close()
-    except OSError:
-        return  # connect() says what is wrong with the place
-    for side in ("-wal", "-shm", "-journal"):  # an older Moka's, made with the umask's mode
-        owner_only(path.with_name(path.name + side))
 
 
 class Store:

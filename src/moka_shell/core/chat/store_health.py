@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from moka_shell.errors import StoreDamagedError, StoreError
-from moka_shell.paths import open_private
+from moka_shell.paths import open_private, owner_only
 
 _HINT_DAMAGED = ("Moka did not change the file; on start it shows a read-only copy of what can still be read. "
                  "Move the file aside to start a fresh one")
@@ -253,3 +253,13 @@ def read_only_copy(path: Path) -> Path:
     if side.exists():
         _copy_private(side, copy.with_name(copy.name + "-wal"))
     return copy
+
+
+def private_database(path: Path) -> None:
+    """Create the database file owner-only before SQLite does (it gives ``-wal``/``-shm`` the file's mode)."""
+    try:
+        open_private(path, "ab").close()
+    except OSError:
+        return  # connect() says what is wrong with the place
+    for side in ("-wal", "-shm", "-journal"):  # an older Moka's, made with the umask's mode
+        owner_only(path.with_name(path.name + side))
