@@ -40,7 +40,7 @@ def settings(mode: str = "read-only", **servers: ServerApproval) -> ApprovalSett
 ])
 def test_default_policy_by_annotations(annotations: dict[str, Any] | None, expected: str) -> None:
     """By default read-only tools run unasked; destructive, open-world and unannotated ones ask."""
-    assert decide(settings(), "b", "t", annotations, PERSON)[0] == expected
+    assert decide(settings(), "b", "t", annotations, PERSON, trusted=True)[0] == expected
 
 
 @pytest.mark.parametrize(("mode", "annotations", "expected"), [
@@ -49,17 +49,17 @@ def test_default_policy_by_annotations(annotations: dict[str, Any] | None, expec
 ])
 def test_approval_mode(mode: str, annotations: dict[str, Any] | None, expected: str) -> None:
     """Mode 'ask' asks even for reads; mode 'all' runs every call the person's own turn makes."""
-    assert decide(settings(mode), "b", "t", annotations, PERSON)[0] == expected
+    assert decide(settings(mode), "b", "t", annotations, PERSON, trusted=True)[0] == expected
 
 
 def test_standing_choices_per_tool_and_per_server() -> None:
     """A tool's own choice wins over its server's; 'deny' holds even in mode 'all'."""
     s = settings(b=ServerApproval(default="allow", tools={"wipe": "deny", "peek": "ask"}))
-    assert decide(s, "b", "anything", DESTRUCTIVE, PERSON)[0] == "run"
-    assert decide(s, "b", "wipe", READ_ONLY, PERSON)[0] == "deny"
-    assert decide(s, "b", "peek", READ_ONLY, PERSON)[0] == "ask"
-    assert decide(s.model_copy(update={"mode": "all"}), "b", "wipe", None, PERSON)[0] == "deny"
-    assert decide(s, "c", "anything", DESTRUCTIVE, PERSON)[0] == "ask"  # another server is untouched
+    assert decide(s, "b", "anything", DESTRUCTIVE, PERSON, trusted=True)[0] == "run"
+    assert decide(s, "b", "wipe", READ_ONLY, PERSON, trusted=True)[0] == "deny"
+    assert decide(s, "b", "peek", READ_ONLY, PERSON, trusted=True)[0] == "ask"
+    assert decide(s.model_copy(update={"mode": "all"}), "b", "wipe", None, PERSON, trusted=True)[0] == "deny"
+    assert decide(s, "c", "anything", DESTRUCTIVE, PERSON, trusted=True)[0] == "ask"  # another server is untouched
 
 
 @pytest.mark.parametrize(("server", "annotations", "mode", "choice", "expected"), [
@@ -76,10 +76,35 @@ def test_turns_started_by_an_app_ask_unless_reading_its_own_server(
         server: str, annotations: dict[str, Any] | None, mode: str, choice: str | None, expected: str) -> None:
     """An app's message never unlocks a call: only reads on the app's own server run unasked."""
     servers = {server: ServerApproval(default=choice)} if choice else {}  # type: ignore[arg-type]
-    decision, reason = decide(settings(mode, **servers), server, "t", annotations, APP_A)
+    decision, reason = decide(settings(mode, **servers), server, "t", annotations, APP_A, trusted=True)
     assert decision == expected
     if expected == "ask":
         assert "show_note app of server a" in reason
+
+
+@pytest.mark.parametrize(("mode", "origin", "server"), [
+    ("read-only", PERSON, "b"), ("read-only", APP_A, "a"), ("ask", PERSON, "b"),
+])
+def test_a_read_only_claim_counts_only_from_a_trusted_server(mode: str, origin: TurnOrigin, server: str) -> None:
+    """Annotations are the server's claims (G3): untrusted, a read-only tool asks, in a person's turn or its own app's."""
+    decision, reason = decide(settings(mode), server, "t", READ_ONLY, origin, trusted=False)
+    assert decision == "ask"
+    if mode == "read-only" and not origin.from_app:
+        assert "own claim" in reason and "trust" in reason
+    # a saved 'allow' and mode 'all' are the person's word, not the server's: they still hold
+    assert decide(settings("all"), "b", "t", READ_ONLY, PERSON, trusted=False)[0] == "run"
+    assert decide(settings(b=ServerApproval(tools={"t": "allow"})), "b", "t", READ_ONLY, PERSON,
+                  trusted=False)[0] == "run"
+
+
+def test_only_moka_s_own_demo_server_is_trusted_by_default() -> None:
+    """The first run's demo server is trusted; a server a person adds is not until they say so."""
+    assert ServerConfig(command="moka", args=["demo-server"]).annotations_trusted
+    assert not ServerConfig(command="npx", args=["-y", "server-everything"]).annotations_trusted
+    assert not ServerConfig(url="https://example.com/mcp").annotations_trusted
+    assert ServerConfig(url="https://example.com/mcp", trustAnnotations=True).annotations_trusted
+    assert not ServerConfig(command="moka", args=["demo-server"], trustAnnotations=False).annotations_trusted
+    assert ServerConfig(command="x", trustAnnotations=True).to_json() == {"command": "x", "trustAnnotations": True}
 
 
 def test_annotations_in_words() -> None:
@@ -88,12 +113,17 @@ def test_annotations_in_words() -> None:
     assert annotation_words({"readOnlyHint": True, "openWorldHint": False}) == ["Only reads; changes nothing"]
     words = annotation_words({"destructiveHint": True})
     assert "May delete or overwrite things" in words and any("outside systems" in w for w in words)
+    # from a server whose hints are not trusted, a claim that makes a tool look safe is shown as a claim
+    said = annotation_words({"readOnlyHint": True, "openWorldHint": False}, trusted=False)
+    assert said == ["Says it only reads and changes nothing (the server's own claim; you have not said to trust it)"]
 
 
 # ---- chat turns --------------------------------------------------------------------------------
 
-def servers_ab(tmp_path: Path) -> dict[str, ServerConfig]:
-    return {name: ServerConfig(command=sys.executable, args=[str(SERVER), str(tmp_path / f"{name}-deleted.txt")])
+def servers_ab(tmp_path: Path, *, trust: bool = True) -> dict[str, ServerConfig]:
+    """Servers a and b; ``trust``: the person trusts their tool annotations (the tests of other rules)."""
+    return {name: ServerConfig(command=sys.executable, args=[str(SERVER), str(tmp_path / f"{name}-deleted.txt")],
+                               trustAnnotations=trust or None)
             for name in ("a", "b")}
 
 
@@ -284,3 +314,74 @@ def test_a_tool_name_cannot_break_the_marker() -> None:
     assert outside_the_quote(preamble) == [
         '[Context from the app "t" of server "evil", not from the person; each of its lines starts with "> "]',
         "[End of the app's context]"]
+
+
+# ---- a server that lies about its tools (security finding G3, row 4) ------------------------------------------
+
+async def app_message(app: MokaApp, view_id: str, text: str) -> None:
+    """A view handshakes and posts ``ui/message`` as an app would."""
+    d = app.view_host.dispatcher
+    await d.handle(view_id, {"jsonrpc": "2.0", "id": 0, "method": "ui/initialize", "params": {
+        "protocolVersion": "2026-01-26", "appInfo": {"name": "t", "version": "1"}, "appCapabilities": {}}})
+    await d.handle(view_id, {"jsonrpc": "2.0", "method": "ui/notifications/initialized"})
+    await d.handle(view_id, {"jsonrpc": "2.0", "id": 7, "method": "ui/message", "params": {
+        "role": "user", "content": [{"type": "text", "text": text}]}})
+
+
+@pytest.mark.anyio
+async def test_a_server_lying_read_only_cannot_write_unasked(paths: Paths, tmp_path: Path) -> None:
+    """weather_lookup says readOnlyHint and writes: asked in the person's turn and in its own app's turn.
+
+    Before: it ran with no card in both (row 4). Trusting the server's hints on the card lets it
+    run, saves ``trustAnnotations`` in its config entry, and its next read-only call runs unasked.
+    """
+    written = tmp_path / "a-deleted.txt.weather"
+    with FakeOpenAIServer() as srv:
+        srv.enqueue([ToolCall("a__weather_lookup", {"city": "Lyon"})], [Text("Sunny.")],
+                    [ToolCall("a__weather_lookup", {"city": "Nice"})], [Text("Sunny too.")],
+                    [ToolCall("a__weather_lookup", {"city": "Metz"})], [Text("And there.")])
+        app, events = await start(paths, srv.base_url, servers_ab(tmp_path, trust=False))
+        bridge = Bridge(app)
+        try:
+            # 1. the app's own turn: its server's "read-only" tool asks, and trusting is not offered there
+            _cid, view, _r = await app.view_host.run_tool("a", "show_note", {"text": "hi"})
+            assert view is not None
+            await app_message(app, view.id, "What is the weather in Lyon?")
+            asked = await until(lambda: [d for e, d in events if e == "chat.approval"], "the app turn's card")
+            card = asked[0]["call"]["approval"]
+            assert not written.exists()
+            assert "offerTrust" not in card and card["trustedHints"] is False
+            assert any("own claim" in w for w in card["words"])
+            refused = await bridge.handle({"jsonrpc": "2.0", "id": 1, "method": "chat.approve", "params": {
+                "callId": asked[0]["call"]["id"], "decision": "trust"}})
+            assert refused["error"]["code"] == -32602  # not offered: not taken
+            await bridge.handle({"jsonrpc": "2.0", "id": 2, "method": "chat.approve", "params": {
+                "callId": asked[0]["call"]["id"], "decision": "deny"}})
+            await app.chat.wait(view.conversation_id)
+            assert not written.exists()
+
+            # 2. the person's own turn: asked, with the offer; trusting runs it and is saved
+            cid = app.chat.start_turn(None, "weather in Nice?")
+            asked = await until(lambda: [d for e, d in events if e == "chat.approval"][1:], "the person's card")
+            card = asked[0]["call"]["approval"]
+            assert card["offerTrust"] is True and "own claim" in card["reason"]
+            assert not written.exists()
+            await bridge.handle({"jsonrpc": "2.0", "id": 3, "method": "chat.approve", "params": {
+                "callId": asked[0]["call"]["id"], "decision": "trust"}})
+            await app.chat.wait(cid)
+            assert written.read_text() == "written by a read-only tool: Nice"
+            assert app.config.mcp_servers["a"].trust_annotations is True
+            assert app.config.to_json()["mcpServers"]["a"]["trustAnnotations"] is True  # what the file gets
+            assert app.servers.get("a").info()["trustsAnnotations"] is True
+
+            # 3. trusted now: its next read-only call runs with nobody asked
+            app.chat.start_turn(cid, "and in Metz?")
+            await app.chat.wait(cid)
+            assert written.read_text() == "written by a read-only tool: Metz"
+            assert len([e for e, _ in events if e == "chat.approval"]) == 2
+            # and the switch goes back off through the bridge
+            off = await bridge.handle({"jsonrpc": "2.0", "id": 4, "method": "servers.trustAnnotations",
+                                       "params": {"name": "a", "trust": False}})
+            assert off["result"]["trustsAnnotations"] is False and not app.approvals.trusts("a")
+        finally:
+            await app.stop()

@@ -29,8 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def demo() -> ServerConfig:
-    # The demo server in this process: the chat is under test here, not the child process.
-    return ServerConfig(type="memory")
+    # The demo server in this process: the chat is under test here, not the child process. Trusted as
+    # Moka's own demo is, so its read-only tools run unasked (tests/test_approval.py tests trust itself).
+    return ServerConfig(type="memory", trustAnnotations=True)
 
 
 def plugins() -> PluginHost:
@@ -175,7 +176,7 @@ async def test_provider_errors_appear_in_the_conversation(paths: Paths, kind: st
 async def test_stop_cancels_the_tool_call_and_the_view_is_told(paths: Paths) -> None:
     """Stop during a tool call: the call is cancelled and its view gets tool-cancelled."""
     fault = [sys.executable, str(ROOT / "tests" / "servers" / "fault_server.py")]
-    servers = {"fault": ServerConfig(command=fault[0], args=fault[1:])}
+    servers = {"fault": ServerConfig(command=fault[0], args=fault[1:], trustAnnotations=True)}  # its read-only view runs
     with FakeOpenAIServer() as srv:
         srv.enqueue([[ToolCall("with_view", {})], [Text("never")]])
         app, events = await make_app(paths, srv.base_url, servers=servers)

@@ -31,7 +31,7 @@ PNG = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEUlEQVR4nGP8z8DAwMDAxAAAH
 
 
 def servers() -> dict[str, ServerConfig]:
-    return {"media": ServerConfig(command=sys.executable, args=[str(SERVERS / "media_server.py")]),
+    return {"media": ServerConfig(command=sys.executable, args=[str(SERVERS / "media_server.py")], trustAnnotations=True),
             "moka-demo": ServerConfig(command="moka", args=["demo-server"])}
 
 

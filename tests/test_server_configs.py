@@ -104,3 +104,43 @@ def test_the_service_saves_each_edit_and_says_what_is_wrong() -> None:
     with pytest.raises(UnknownServerError):
         configs.remove("a")
     assert list(saves[-1]["mcpServers"]) == ["b"] and len(saves) == 5
+
+
+def test_trust_in_a_servers_annotations_stays_with_that_server() -> None:
+    """G3: trustAnnotations is kept while the server is reached as before, dropped when it points elsewhere,
+    never brought by an import, and set and cleared by `change`."""
+    old = ServerConfig.model_validate({"command": "node", "args": ["srv.js"], "env": {"A": "1"},
+                                       "trustAnnotations": True, "disabled": True})
+    same = replaced(old, ServerConfig(command="node", args=["srv.js"], env={"A": "2"}))  # only its env changed
+    assert same.trust_annotations is True and same.disabled
+    moved = replaced(old, ServerConfig(command="node", args=["other.js"]))  # another program
+    assert moved.trust_annotations is None and moved.disabled and not moved.annotations_trusted
+    said = replaced(old, ServerConfig(command="node", args=["other.js"], trustAnnotations=True))  # the editor says so
+    assert said.trust_annotations is True
+    config = MokaConfig()
+    configs = ServerConfigs(config, lambda: None)
+    done = configs.add_new({"imported": ServerConfig(command="x", trustAnnotations=True)})
+    assert done.added == ["imported"] and not configs.get("imported").annotations_trusted
+    assert "trustAnnotations" not in configs.get("imported").to_json()
+    assert configs.change("imported", trustAnnotations=True).annotations_trusted
+    assert configs.change("imported", trustAnnotations=None).to_json() == {"command": "x"}
+
+
+def test_moka_servers_trust_and_list(tmp_path: Path) -> None:
+    """`moka servers trust NAME [--off]` sets trustAnnotations; `servers list` says which servers' hints count."""
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"mcpServers": {"mine": {"command": "node", "args": ["x.js"]},
+                                                 "moka-demo": {"command": "moka", "args": ["demo-server"]}}}))
+    listed = moka_cli(config, "servers", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert {r["name"]: r["trustsAnnotations"] for r in json.loads(listed.stdout)} == {"mine": False, "moka-demo": True}
+    done = moka_cli(config, "servers", "trust", "mine")
+    assert done.returncode == 0 and "read-only run without asking" in done.stdout
+    assert json.loads(config.read_text())["mcpServers"]["mine"]["trustAnnotations"] is True
+    assert "trusts hints" in moka_cli(config, "servers", "list").stdout.splitlines()[0]
+    assert moka_cli(config, "servers", "trust", "mine", "--off").returncode == 0
+    assert json.loads(config.read_text())["mcpServers"]["mine"]["trustAnnotations"] is False
+    missing = moka_cli(config, "servers", "trust", "nope")
+    assert missing.returncode == 1 and "nope" in missing.stderr
+    added = moka_cli(config, "servers", "add", "other", "--trust-annotations", "--", "node", "y.js")
+    assert added.returncode == 0 and json.loads(config.read_text())["mcpServers"]["other"]["trustAnnotations"] is True

@@ -46,6 +46,9 @@ class ServerConfig(BaseModel):
     # False keeps this server's `instructions` out of the model's system prompt.
     use_instructions: bool = Field(default=True, alias="useInstructions")
     oauth: OAuthSettings | None = None  # a client the server's owner gave, or a grant without a person
+    # Whether Moka goes by this server's tool annotations (readOnlyHint lets a call run unasked).
+    # Unset: only Moka's own demo server's are trusted; a server a person adds, until they say so.
+    trust_annotations: bool | None = Field(default=None, alias="trustAnnotations")
 
     @model_validator(mode="after")
     def _needs_command_or_url(self) -> ServerConfig:
@@ -69,6 +72,21 @@ class ServerConfig(BaseModel):
         """The entry as written to the file: only keys that carry something."""
         data = self.model_dump(by_alias=True, exclude_none=True, exclude_defaults=True)
         return data
+
+    @property
+    def is_moka_demo(self) -> bool:
+        """Is this Moka's own bundled demo server (``moka demo-server``, the first run's entry)?"""
+        return self.transport_id == "stdio" and self.command == SELF_COMMAND and self.args[:1] == ["demo-server"]
+
+    @property
+    def annotations_trusted(self) -> bool:
+        """Does Moka go by this server's tool annotations? The person's word, else only for Moka's own demo.
+
+        The MCP spec says a client must treat annotations as untrusted unless they come from a
+        trusted server: a server that says ``readOnlyHint: true`` of a tool that writes would
+        otherwise run it with nobody asked (security finding G3).
+        """
+        return self.trust_annotations if self.trust_annotations is not None else self.is_moka_demo
 
 
 class AgentSettings(BaseModel):

@@ -16,7 +16,8 @@ from moka_shell.core.chat.partial_json import repair_partial_json
 from moka_shell.testing.fake_openai import FakeOpenAIServer, Hold, Text, ToolCall
 from support import SERVERS
 
-SDK_APPS = {"command": sys.executable, "args": [str(SERVERS / "sdk_apps_server.py")]}
+# Trusted, so its read-only tools run unasked (the partials are under test here, not approval).
+SDK_APPS = {"command": sys.executable, "args": [str(SERVERS / "sdk_apps_server.py")], "trustAnnotations": True}
 AGENT = {"backend": "ollama", "model": "fake-model"}
 TEXT = "the newest partial reaches a view that finished its handshake late"
 

@@ -110,10 +110,24 @@ class ChatMethods:
         return {}
 
     async def approve(self, p: Params) -> dict[str, Any]:
-        """The person's answer to a tool call waiting for approval: once, always, or deny."""
-        decision = req_str(p, "decision")
+        """The person's answer to a tool call waiting for approval: once, always, deny, or trust.
+
+        ``trust`` (offered on the card when it would let this call run) trusts the server's tool
+        annotations from now on (``trustAnnotations`` in its config entry) and allows this call once.
+        """
+        decision, call_id = req_str(p, "decision"), req_str(p, "callId")
         arguments = opt_dict(p, "arguments") if p.get("arguments") is not None else None
-        self.app.chat.approvals.answer(req_str(p, "callId"), decision, arguments)  # type: ignore[arg-type]
+        approvals = self.app.chat.approvals
+        if decision == "trust":
+            call = approvals.waiting(call_id)
+            if call is None or not (call.approval or {}).get("offerTrust"):
+                raise InvalidParamsError("'trust' answers only a call whose card offers it (a read-only tool of a "
+                                         "server whose hints you do not trust yet, in a turn you started)")
+            entry = self.app.server_configs.change(call.server, trustAnnotations=True)
+            if call.server in self.app.servers.connections:
+                self.app.servers.apply_settings(call.server, entry)
+            decision = "once"
+        approvals.answer(call_id, decision, arguments)  # type: ignore[arg-type]
         return {}
 
     async def approvals(self, p: Params) -> list[dict[str, Any]]:

@@ -29,7 +29,7 @@ class ServerMethods:
                 "servers.setEnabled": self.set_enabled, "servers.restart": self.restart,
                 "servers.import": self.import_, "tools.list": self.tools_list,
                 "servers.login": self.login, "servers.logout": self.logout, "servers.allowEval": self.allow_eval,
-                "servers.setOAuth": self.set_oauth}
+                "servers.setOAuth": self.set_oauth, "servers.trustAnnotations": self.trust_annotations}
 
     async def list_(self, p: Params) -> list[dict[str, Any]]:
         """Every server's state."""
@@ -74,6 +74,16 @@ class ServerMethods:
         conn = await self.app.servers.add(name, self.app.server_configs.get(name))
         return {**done, "server": conn.info()}
 
+    async def trust_annotations(self, p: Params) -> dict[str, Any]:
+        """Go by this server's tool annotations (``trustAnnotations``: its read-only tools may run unasked),
+        or stop; ``trust: null`` goes back to the default (only Moka's own demo server is trusted)."""
+        name = self.app.servers.get(req_str(p, "name")).name
+        trust = p.get("trust", True)
+        if trust is not None and not isinstance(trust, bool):
+            raise InvalidParamsError(f"'trust' must be true, false or null, not {trust!r}")
+        entry = self.app.server_configs.change(name, trustAnnotations=trust)
+        return self.app.servers.apply_settings(name, entry).info()
+
     async def restart(self, p: Params) -> dict[str, Any]:
         """Reconnect a server now."""
         conn = self.app.servers.get(req_str(p, "name"))
@@ -99,7 +109,7 @@ class ServerMethods:
             found = import_config_file(Path(req_str(p, "path")).expanduser())
         done = self.app.server_configs.add_new(found.servers)
         for name in done.added:
-            await self.app.servers.add(name, found.servers[name])
+            await self.app.servers.add(name, self.app.server_configs.get(name))
         skipped = [{"name": n, "reason": r} for n, r in [*found.skipped, *done.skipped]]
         return {"added": done.added, "skipped": skipped, "format": found.source_format}
 

@@ -86,13 +86,16 @@ def servers_list(args: argparse.Namespace) -> int:
 
         use_data_dir(paths_of(args).data_dir)
         rows = [{"name": n, "transport": c.transport_id, "disabled": c.disabled, "auth": auth_state(c.url, c.headers, c.oauth),
+                 "trustsAnnotations": c.annotations_trusted,
                  "target": c.url or " ".join([c.command or ""] + c.args)} for n, c in cfg.mcp_servers.items()]
         if args.json:
             _print_json(rows)
         else:
             for r in rows:
                 signed = {"signed-in": "signed in ", "step-up": "signed in (more access asked) "}.get(str(r["auth"]), "")
-                print(f"{r['name']:<24} {r['transport']:<6} {'disabled ' if r['disabled'] else ''}{signed}{r['target']}")
+                trusted = "trusts hints " if r["trustsAnnotations"] else ""
+                print(f"{r['name']:<24} {r['transport']:<6} {'disabled ' if r['disabled'] else ''}{signed}{trusted}"
+                      f"{r['target']}")
             if not rows:
                 print("no servers configured; add one with `moka servers add NAME -- COMMAND ARGS...`")
         return 0
@@ -136,12 +139,26 @@ def servers_add(args: argparse.Namespace) -> int:
         data["cwd"] = args.cwd
     if args.type:
         data["type"] = args.type
+    if args.trust_annotations:
+        data["trustAnnotations"] = True
     cfg_file = ConfigFile(paths_of(args).config_file)
     configs = ServerConfigs(cfg_file.config, cfg_file.save)
     replacing = configs.taken(args.name)
     configs.add(args.name, ServerConfig.model_validate(data), replace=args.replace,
                 taken_hint="pass --replace to replace it (its other settings are kept), or pick another name")
     print(f"replaced {args.name!r} in {cfg_file.path}" if replacing else f"added {args.name!r} to {cfg_file.path}")
+    return 0
+
+
+def servers_trust(args: argparse.Namespace) -> int:
+    """Trust a server's tool annotations (``trustAnnotations``), or stop (``--off``)."""
+    cfg_file = ConfigFile(paths_of(args).config_file)
+    ServerConfigs(cfg_file.config, cfg_file.save).change(args.name, trustAnnotations=not args.off)
+    if args.off:
+        print(f"Moka no longer goes by {args.name!r}'s tool annotations: its read-only tools ask before they run")
+    else:
+        print(f"Moka goes by {args.name!r}'s tool annotations: the tools it marks read-only run without asking "
+              "(approval mode 'read-only'); undo with --off")
     return 0
 
 

@@ -80,7 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
                                "       moka servers add NAME --url URL [--header K=V]",
                          epilog="--replace sets how the server starts or is reached (command and arguments, --url, "
                                 "--env, --cwd, --header, --type; one not given is removed) and keeps its other "
-                                "settings (disabled, timeout, useInstructions, allowUnsafeEval, logLevel, roots), as "
+                                "settings (disabled, timeout, useInstructions, allowUnsafeEval, logLevel, roots; "
+                                "trustAnnotations only while the command and arguments or URL stay the same), as "
                                 "the app's Edit does. To drop those too, remove the server and add it again.")
     sa.add_argument("name")
     sa.add_argument("--url", help="streamable HTTP endpoint")
@@ -90,10 +91,19 @@ def build_parser() -> argparse.ArgumentParser:
     sa.add_argument("--type", help="a plugin transport id")
     sa.add_argument("--replace", action="store_true",
                     help="replace a server of the same name, keeping its other settings (see below)")
+    sa.add_argument("--trust-annotations", action="store_true",
+                    help="go by its tool annotations: tools it marks read-only run without asking (see `servers trust`)")
     sa.set_defaults(func=_later("commands", "servers_add"), argv=[])
     sr = ssub.add_parser("remove", help="remove a server")
     sr.add_argument("name")
     sr.set_defaults(func=_later("commands", "servers_remove"))
+    st = ssub.add_parser("trust", help="go by a server's tool annotations (read-only tools run unasked), or stop",
+                         description="Tool annotations (readOnlyHint…) are the server's own claims. Moka goes by them "
+                                     "only for servers you trust (and its own demo server): then the tools a trusted "
+                                     "server marks read-only run without asking in approval mode 'read-only'.")
+    st.add_argument("name")
+    st.add_argument("--off", action="store_true", help="stop trusting them: its read-only tools ask again")
+    st.set_defaults(func=_later("commands", "servers_trust"))
     si = ssub.add_parser("import", help="import servers from a Claude Desktop, Cursor or VS Code config file")
     si.add_argument("path")
     si.set_defaults(func=_later("commands", "servers_import"))

@@ -10,6 +10,12 @@ so every rule about an entry is written once. The main one is what *replace* mea
 
 So ``moka servers add NAME --replace …`` and the UI's Edit give the same entry. To drop the kept
 settings as well, remove the server and add it again.
+
+One kept setting is about *which* server it is: ``trustAnnotations`` (the person goes by its tool
+annotations) is kept only while the server is started or reached as before (the same ``command``
+and ``args``, ``url`` and ``type``); a replacement that points elsewhere is a server the person has
+not said to trust, unless the new entry says so itself. An import never brings it: a file from
+another host does not speak for the person here.
 """
 
 from __future__ import annotations
@@ -23,13 +29,27 @@ from moka_shell.errors import InvalidParamsError, ServerExistsError, UnknownServ
 
 # How a server is started or reached: what the Add/Edit dialog and `moka servers add` set.
 CONNECTION_FIELDS = frozenset({"command", "args", "env", "cwd", "url", "headers", "type"})
+IDENTITY_FIELDS = ("command", "args", "url", "type")  # which server it is (env, cwd, headers tune it)
+TRUST_KEY = "trustAnnotations"
 TAKEN_REASON = "a server with this name already exists"
+
+
+def same_server(a: ServerConfig, b: ServerConfig) -> bool:
+    """Are ``a`` and ``b`` started or reached the same way (the same program and arguments, or URL)?"""
+    return all(getattr(a, f) == getattr(b, f) for f in IDENTITY_FIELDS)
 
 
 def replaced(old: ServerConfig | None, new: ServerConfig) -> ServerConfig:
     """``new`` as a replacement of ``old``: its connection fields, and old's other settings unless new sets them."""
     kept = {k: v for k, v in (old.to_json() if old else {}).items() if k not in CONNECTION_FIELDS}
+    if old is not None and not same_server(old, new):
+        kept.pop(TRUST_KEY, None)  # trust was given to the server as it was reached (module docstring)
     return ServerConfig.model_validate({**kept, **new.to_json()})
+
+
+def untrusted(entry: ServerConfig) -> ServerConfig:
+    """``entry`` without a trust it brought along (an imported file's)."""
+    return entry.model_copy(update={"trust_annotations": None}) if entry.trust_annotations is not None else entry
 
 
 @dataclass
@@ -88,7 +108,7 @@ class ServerConfigs:
             if self.taken(name):
                 out.skipped.append((name, TAKEN_REASON))
                 continue
-            self._entries()[name] = entry
+            self._entries()[name] = untrusted(entry)
             out.added.append(name)
         if out.added:
             self._save()
@@ -106,8 +126,9 @@ class ServerConfigs:
     def change(self, name: str, **settings: Any) -> ServerConfig:
         """Set some of an entry's own settings, by their config keys, and save; the rest stays.
 
-        ``disabled`` (enable/disable), ``allowUnsafeEval``, ``useInstructions``, ``logLevel``,
-        ``roots``, ``timeout``, ``oauth`` (its secrets: ``core/mcp/oauth/client_setup.py``). How the server is started or reached changes by a replacement only.
+        ``disabled`` (enable/disable), ``allowUnsafeEval``, ``trustAnnotations``, ``useInstructions``,
+        ``logLevel``, ``roots``, ``timeout``, ``oauth`` (its secrets: ``core/mcp/oauth/client_setup.py``). How the
+        server is started or reached changes by a replacement only.
         """
         wrong = CONNECTION_FIELDS.intersection(settings)
         if wrong:

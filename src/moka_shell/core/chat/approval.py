@@ -3,6 +3,10 @@
 One policy for every call (``decide``), from the tool's annotations, the person's standing
 choices in the config, and who started the turn. ``Approvals`` asks the person through
 events (``chat.approval``) and takes the answer (``chat.approve``).
+
+Annotations are the server's own claims. They count only for a server whose annotations the person
+trusts (``trustAnnotations`` in its config entry; Moka's own demo server by default): from any other
+server a tool that says ``readOnlyHint: true`` is asked about like any other (security finding G3).
 """
 
 from __future__ import annotations
@@ -40,22 +44,28 @@ def is_read_only(annotations: dict[str, Any] | None) -> bool:
     return bool(annotations) and (annotations or {}).get("readOnlyHint") is True
 
 
-def annotation_words(annotations: dict[str, Any] | None) -> list[str]:
-    """The tool's annotations as short phrases a person reads on the approval card."""
+def annotation_words(annotations: dict[str, Any] | None, *, trusted: bool = True) -> list[str]:
+    """The tool's annotations as short phrases a person reads on the approval card.
+
+    From a server whose annotations are not trusted, a claim that would make the call look safer
+    is shown as the server's claim, not as a fact.
+    """
     a = annotations or {}
     if not any(k.endswith("Hint") for k in a):
         return ["The tool says nothing about what it does (no annotations)"]
     words = []
     if a.get("readOnlyHint") is True:
-        words.append("Only reads; changes nothing")
+        words.append("Only reads; changes nothing" if trusted else
+                     "Says it only reads and changes nothing (the server's own claim; you have not said to trust it)")
     else:
         # The spec's defaults: a tool that may write is destructive and open-world unless it says otherwise.
         if a.get("destructiveHint", True):
             words.append("May delete or overwrite things")
         else:
-            words.append("May change things (adds only)")
+            words.append("May change things (adds only)" if trusted else "Says it only adds things (the server's claim)")
         if a.get("idempotentHint") is True:
-            words.append("Running it again has no further effect")
+            words.append("Running it again has no further effect" if trusted else
+                         "Says running it again has no further effect (the server's claim)")
     if a.get("openWorldHint", True):
         words.append("Reaches outside systems (the internet, other services)")
     return words
@@ -70,12 +80,16 @@ def standing_choice(settings: ApprovalSettings, server: str, tool: str) -> ToolC
 
 
 def decide(settings: ApprovalSettings, server: str, tool: str, annotations: dict[str, Any] | None,
-           origin: TurnOrigin) -> tuple[Decision, str]:
-    """The policy: run, ask or deny this call, and why (the reason is shown on the card)."""
+           origin: TurnOrigin, *, trusted: bool) -> tuple[Decision, str]:
+    """The policy: run, ask or deny this call, and why (the reason is shown on the card).
+
+    ``trusted``: whether the person trusts this server's annotations; if not, a read-only claim counts for nothing.
+    """
     choice = standing_choice(settings, server, tool)
     if choice == "deny":
         return "deny", "you chose never to run this tool"
-    read_only = is_read_only(annotations)
+    claims_read_only = is_read_only(annotations)
+    read_only = claims_read_only and trusted
     if origin.from_app:
         # An app's message is untrusted text the person did not write; choices the person made for
         # their own requests ("always allow", mode "all") do not carry over. Only reads on the app's
@@ -93,9 +107,23 @@ def decide(settings: ApprovalSettings, server: str, tool: str, annotations: dict
         return "ask", "you chose to be asked before this tool runs"
     if read_only:
         return "ask", "approval mode 'ask': every call asks, read-only ones too"
+    if claims_read_only:
+        return "ask", (f"the tool says it only reads, but that is {server}'s own claim and you have not said "
+                       "to trust this server's tool hints")
     if not annotations:
         return "ask", "the tool does not say what it does"
     return "ask", "the tool may change things"
+
+
+def trust_would_run(settings: ApprovalSettings, server: str, tool: str, annotations: dict[str, Any] | None,
+                    origin: TurnOrigin) -> bool:
+    """Would trusting this server's annotations let this call run? (The card then offers it.)
+
+    Offered in the person's own turns only, as "always allow" is: a standing choice about a
+    server is the person's to make for their own requests, not one an app's message prompts.
+    """
+    return (not origin.from_app and is_read_only(annotations)
+            and decide(settings, server, tool, annotations, origin, trusted=True)[0] == "run")
 
 
 @dataclass
@@ -126,10 +154,16 @@ class Approvals:
         cfg = self._config.approval
         return cfg if self._mode is None else cfg.model_copy(update={"mode": self._mode})
 
+    def trusts(self, server: str) -> bool:
+        """Does the person trust this server's tool annotations (config ``trustAnnotations``)?"""
+        entry = self._config.mcp_servers.get(server)
+        return entry is not None and entry.annotations_trusted
+
     async def review(self, cid: str, call: ToolCall, annotations: dict[str, Any] | None, title: str | None,
                      origin: TurnOrigin, publish: Callable[[ToolCall], None]) -> str | None:
         """None when the call may run (maybe with edited arguments); else why it must not, for the model."""
-        decision, reason = decide(self.settings(), call.server, call.policy_tool, annotations, origin)
+        settings, trusted = self.settings(), self.trusts(call.server)
+        decision, reason = decide(settings, call.server, call.policy_tool, annotations, origin, trusted=trusted)
         if decision == "run":
             return None
         if decision == "deny":
@@ -141,8 +175,10 @@ class Approvals:
             self.unanswered.append(refusal)
             return refusal
         call.status = "approval"
+        offer = not trusted and trust_would_run(settings, call.server, call.policy_tool, annotations, origin)
         call.approval = {"reason": reason, "title": title, "annotations": annotations or {},
-                         "words": annotation_words(annotations),
+                         "words": annotation_words(annotations, trusted=trusted), "trustedHints": trusted,
+                         **({"offerTrust": True} if offer else {}),
                          **({"fromApp": {"server": origin.server, "tool": origin.tool}} if origin.from_app else {})}
         fut: asyncio.Future[tuple[Answer, dict[str, Any] | None]] = asyncio.get_running_loop().create_future()
         self._pending[call.id] = _Pending(fut, call)
@@ -161,6 +197,11 @@ class Approvals:
             self.remember(call.server, call.policy_tool, "allow")
         call.status = "running"
         return None
+
+    def waiting(self, call_id: str) -> ToolCall | None:
+        """The call ``call_id`` if it waits for the person now."""
+        pending = self._pending.get(call_id)
+        return pending.call if pending is not None else None
 
     def pending(self) -> list[dict[str, Any]]:
         """Calls waiting for the person now (for a UI that connects late)."""

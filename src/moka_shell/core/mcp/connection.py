@@ -284,7 +284,8 @@ class ServerConnection:
                                "generation": self.generation, "config": self.config.to_json(),
                                "logLevel": self.settings.log_level, "logs": list(self.events.logs)[-LOG_INFO_LINES:],
                                "roots": self.settings.roots, "listVersion": self.listing.version,
-                               "subscribed": sorted(self.subscriptions.subscribed)}
+                               "subscribed": sorted(self.subscriptions.subscribed),
+                               "trustsAnnotations": self.config.annotations_trusted}
         if self.error:
             out["error"] = self.error
         if (auth := auth_state(self.config.url, self.config.headers, self.config.oauth)) is not None:

@@ -22,10 +22,20 @@ function parseArguments(text) {
   return { value };
 }
 
-/** Deny, Always allow (not for a turn an app started), Allow once. */
-function decisionButtons(a, answer) {
+/** Deny, Trust the server's hints (when that lets it run), Always allow (not in an app's turn), Allow once. */
+function decisionButtons(a, server, answer) {
   return [
     button("Deny", { variant: "secondary", small: true, "data-decision": "deny", onclick: () => answer("deny") }),
+    // Annotations are the server's claims: trusting them is a standing choice about the server (G3).
+    a.offerTrust
+      ? button(`Trust ${server}'s hints`, {
+          variant: "secondary",
+          small: true,
+          "data-decision": "trust",
+          title: `Go by what ${server} says about its tools from now on: its read-only tools run without asking`,
+          onclick: () => answer("trust"),
+        })
+      : null,
     // An app-started turn cannot save "always": the person's standing choices are for their own requests.
     a.fromApp
       ? null
@@ -88,7 +98,7 @@ export function approvalPanel(call) {
   editor.addEventListener("input", () => {
     problem.hidden = true;
   });
-  buttons.push(...decisionButtons(a, answer));
+  buttons.push(...decisionButtons(a, call.server, answer).filter(Boolean));
   const title = a.title && a.title !== call.tool ? a.title : null;
   const owner = call.app ? ` of the ${call.app.title || "app"} view` : "";
   return h(

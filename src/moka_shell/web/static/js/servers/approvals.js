@@ -42,9 +42,9 @@ function choiceSelect(options, value, label, onchange) {
   return sel;
 }
 
-function annotationWords(tool) {
+function annotationWords(tool, trusted) {
   const a = tool.annotations || {};
-  if (a.readOnlyHint) return "read-only";
+  if (a.readOnlyHint) return trusted ? "read-only" : "says read-only";
   if (a.destructiveHint) return "destructive";
   if (a.openWorldHint) return "reaches outside";
   return "";
@@ -68,6 +68,40 @@ store.on("settings", () => {
   }
 });
 
+/** The switch for trusting the server's tool annotations (config `trustAnnotations`, security finding G3). */
+function trustRow(s) {
+  const box = h("input", {
+    type: "checkbox",
+    class: "server-trust",
+    checked: Boolean(s.trustsAnnotations),
+    onchange: async () => {
+      try {
+        await api.call("servers.trustAnnotations", { name: s.name, trust: box.checked });
+        s.trustsAnnotations = box.checked;
+      } catch (err) {
+        box.checked = !box.checked;
+        toastError(err);
+      }
+    },
+  });
+  return h(
+    "label",
+    { class: "server-trust-row" },
+    box,
+    h(
+      "span",
+      { class: "grow" },
+      h("span", { text: "Trust this server's tool hints" }),
+      h("span", {
+        class: "field-help",
+        text:
+          "Hints such as “read-only” are the server's own claims. Trusted, the tools it marks read-only " +
+          "run without asking; otherwise they ask like any other.",
+      }),
+    ),
+  );
+}
+
 /** The fold for server `s` (its tools are listed once it is open and ready). */
 export function approvalsFold(s) {
   const body = h("div", { class: "server-approvals-body stack" });
@@ -84,6 +118,7 @@ export function approvalsFold(s) {
     filled = true;
     const rule = saved(s.name); // read when opened: settings have arrived by then
     clear(body).append(
+      trustRow(s),
       h(
         "div",
         { class: "server-approvals-row" },
@@ -105,7 +140,7 @@ export function approvalsFold(s) {
       body.append(h("p", { class: "small muted", text: "No tools to list (the server is not connected)." }));
     for (const name of [...names].sort()) {
       const tool = byName.get(name) || { name };
-      const words = annotationWords(tool);
+      const words = annotationWords(tool, s.trustsAnnotations);
       body.append(
         h(
           "div",

@@ -82,6 +82,31 @@ function inputs(existing) {
   return { name, kindStdio, kindHttp, command, env, cwd, url, headers, type, oauth: oauthFields(existing, field) };
 }
 
+/** The "trust its tool hints" box: off for a server a person adds, until they say so (security finding G3). */
+function trustBox(existing) {
+  return h("input", { type: "checkbox", id: "server-trust", checked: Boolean(existing?.trustsAnnotations) });
+}
+
+/** The "trust its tool hints" choice, with what it means. */
+function trustField(trust) {
+  return h(
+    "label",
+    { class: "check-field" },
+    trust,
+    h(
+      "span",
+      {},
+      h("span", { text: "Trust this server's tool hints" }),
+      h("span", {
+        class: "field-help",
+        text:
+          "A tool's hints (such as “read-only”) are the server's own claims. Trusted, the tools it marks " +
+          "read-only run without asking; otherwise every call asks as the approval settings say.",
+      }),
+    ),
+  );
+}
+
 /** The fields, grouped: the local command's, the remote server's, and Advanced. */
 function parts({ command, env, cwd, url, headers, type, oauth }) {
   const stdioPart = h(
@@ -108,7 +133,7 @@ function parts({ command, env, cwd, url, headers, type, oauth }) {
 }
 
 export function serverDialog(existing = null) {
-  const fields = inputs(existing);
+  const fields = { ...inputs(existing), trust: trustBox(existing) };
   const { name, kindStdio, kindHttp, command } = fields;
   const { stdioPart, httpPart, more } = parts(fields);
   const error = h("div", { class: "field-error", role: "alert", hidden: true });
@@ -136,6 +161,7 @@ export function serverDialog(existing = null) {
       ),
       stdioPart,
       httpPart,
+      trustField(fields.trust),
       more,
       error,
     ),
@@ -148,7 +174,7 @@ export function serverDialog(existing = null) {
 
 /** Add (or replace, after asking) or save the server the fields describe; problems go in `error`. */
 async function saveServer(existing, fields, { dlg, save, error }) {
-  const { name, kindStdio, command, env, cwd, url, headers, type } = fields;
+  const { name, kindStdio, command, env, cwd, url, headers, type, trust } = fields;
   error.hidden = true;
   try {
     const config = configFrom({
@@ -161,6 +187,8 @@ async function saveServer(existing, fields, { dlg, save, error }) {
       headers: headers.value,
       type: type.value,
     });
+    if (trust.checked) config.trustAnnotations = true;
+    else if (existing?.trustsAnnotations) config.trustAnnotations = false;
     const serverName = name.value.trim();
     let replace = Boolean(existing);
     if (!existing && (store.servers || []).some((s) => s.name === serverName)) {
