@@ -246,6 +246,8 @@ async def test_model_context_goes_with_the_next_turn(paths: Paths) -> None:
     user = [m for m in srv.requests[0]["messages"] if m["role"] == "user"][-1]["content"]
     text = user if isinstance(user, str) else json.dumps(user)
     assert "dice are second" in text and "dice are first" not in text and "what do you see?" in text
+    # marked as the app's and quoted, so it cannot pass for the person's words (security review row 29)
+    assert '> dice are second' in text and "not from the person" in text
 
 
 async def test_no_backend_says_how_to_add_one(paths: Paths) -> None:

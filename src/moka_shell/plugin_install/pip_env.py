@@ -57,12 +57,22 @@ def _pip(args: list[str]) -> None:
         raise PluginInstallError(f"pip {args[0]} failed (exit code {done.returncode}); see its output above")
 
 
+def install_args(requests: list[str], *, editable: bool, upgrade: bool, index_url: str | None) -> list[str]:
+    """pip's arguments for ``moka plugins install``: what the person asked for can never be read as pip's options.
+
+    A request is the value of ``-e`` or comes after ``--``, and the index is ``--index-url=URL``, so a
+    request ``--target=/somewhere`` (``moka plugins install -- --target=…``) is a requirement pip refuses,
+    not an option it follows.
+    """
+    args = ["install"] + (["--upgrade"] if upgrade else []) + ([f"--index-url={index_url}"] if index_url else [])
+    if editable:
+        return args + [part for request in requests for part in ("-e", request)]
+    return args + ["--", *requests]
+
+
 def pip_install(requests: list[str], *, editable: bool, upgrade: bool, index_url: str | None) -> list[str]:
     """``pip install`` into this environment; returns the requested names that are not Moka plugins."""
-    args = ["install"] + (["--upgrade"] if upgrade else []) + (["--index-url", index_url] if index_url else [])
-    for request in requests:
-        args += ["-e", request] if editable else [request]
-    _pip(args)
+    _pip(install_args(requests, editable=editable, upgrade=upgrade, index_url=index_url))
     return [n for n in requested_names(requests) if plugin_distribution(n) is None]
 
 
@@ -72,5 +82,5 @@ def pip_uninstall(name: str) -> str:
     if dist is None or normalize(dist.metadata["Name"] or "") == "moka-shell":
         raise PluginInstallError(f"no installed plugin is named {name!r}", hint="`moka plugins` lists them")
     dist_name = dist.metadata["Name"] or name
-    _pip(["uninstall", "--yes", dist_name])
+    _pip(["uninstall", "--yes", "--", dist_name])
     return dist_name
