@@ -115,8 +115,9 @@ def test_fullscreen_control_and_popout_window(moka_factory) -> None:  # type: ig
     page.keyboard.press("Escape")
     moka.wait(lambda: card.get_attribute("data-mode") == "inline", what="inline again")
     inits_before = sum(1 for e in moka.ui_rpc(view.id) if e.get("method") == "ui/initialize")
+    card.locator('.view-controls [data-mode="popout"]').click()  # the app starts again there: asked first
     with page.expect_popup(timeout=15000) as popup_info:
-        card.locator('.view-controls [data-mode="popout"]').click()
+        card.locator('.view-restart [data-action="go"]').click()
     popup = popup_info.value
     popup.wait_for_load_state()
     moka.wait(lambda: sum(1 for e in moka.ui_rpc(view.id) if e.get("method") == "ui/initialize") > inits_before,

@@ -121,7 +121,11 @@ def test_values_survive_park_popout_restart_and_stay_per_server(moka_factory: An
         assert back["session"] == {"draft": "hello </script><!-- \u2028 world", "step": "in the pop-out"}
         assert back["local"]["loads"] == "3"
         # first mount, remounted after parking, the pop-out, inline again: the same feed each time
-        assert fed_in_order(moka, view.id) == [["tool-input", "tool-result"]] * 4
+        # (a first handshake that ends while the call still waits for approval gets the arguments as
+        # the newest tool-input-partial before that)
+        rounds = fed_in_order(moka, view.id)
+        assert rounds[0] in (["tool-input", "tool-result"], ["tool-input-partial", "tool-input", "tool-result"])
+        assert rounds[1:] == [["tool-input", "tool-result"]] * 3
 
         # 3. a second server's view sees nothing of the first's, and writes its own
         moka.call("tools.run", {"server": "other", "tool": "remember", "arguments": {}})

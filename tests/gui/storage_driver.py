@@ -72,7 +72,10 @@ async def _remount(host: Any, view: Any) -> None:
 
 
 async def _mode(host: Any, view: Any, mode: str) -> None:
-    host.set_display_mode(view, mode)
+    # As the page's view.setDisplayMode does: the frame that goes is torn down first.
+    from moka_shell.core.views.window_moves import change_display_mode
+
+    await change_display_mode(host, view, mode)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ Tools:
   (`#partial`, `#input`, `#result`); `window.seen` lists the notifications in order.
 - `late_note` (text): the same, but it connects (starts its handshake) only when the test
   calls `window.go()` in its frame: a view whose handshake ends after arguments streamed.
+- `counter`: a count kept in memory (`#more` adds one, and tells the model the count as its
+  model context), saved to localStorage only when the view is torn down and read back at start.
 - `themed`: applies the host's style variables and fonts with the SDK's helpers, but never
   `applyDocumentTheme` (so nothing of its own sets `color-scheme`), and paints with them.
 """
@@ -51,6 +53,19 @@ THEMED_SCRIPT = ("const { App, applyHostStyleVariables, applyHostFonts } = windo
                  "app.connect().then(() => { apply(app.getHostContext()); document.body.dataset.themed = 'yes'; });")
 
 
+COUNTER_BODY = "<h1>Counter</h1><p id='count'>0</p><button id='more'>+1</button>"
+COUNTER_SCRIPT = ("const { App } = window.ExtApps;"
+                  "const app = new App({ name: 'sdk-counter', version: '1.0.0' }, {});"
+                  "let count = Number(localStorage.getItem('count') || 0);"
+                  "const show = () => { document.getElementById('count').textContent = String(count); };"
+                  "show();"
+                  "document.getElementById('more').onclick = () => { count += 1; show();"
+                  " app.updateModelContext({ content: [{ type: 'text', text: `count ${count}` }] }); };"
+                  "app.onteardown = async () => { localStorage.setItem('count', String(count)); return {}; };"
+                  "app.ontoolresult = () => { document.body.dataset.result = 'yes'; };"
+                  "app.connect();")
+
+
 def build_server() -> MCPServer:
     """The server: one resource and one tool per view."""
     server = MCPServer("sdk-apps", version="0.0.1", log_level="WARNING")
@@ -62,6 +77,11 @@ def build_server() -> MCPServer:
         server.add_tool(_note, name=name, description=f"Write a note ({name} view)",
                         annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
                         meta={"ui": {"resourceUri": uri}})
+    server.resource(f"{BASE}/counter", name="counter", mime_type=APP_MIME)(
+        _document(sdk_page("counter", COUNTER_BODY, COUNTER_SCRIPT)))
+    server.add_tool(_themed, name="counter", description="A counter that saves when it is torn down",
+                    annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
+                    meta={"ui": {"resourceUri": f"{BASE}/counter"}})
     server.resource(f"{BASE}/themed", name="themed", mime_type=APP_MIME)(
         _document(sdk_page("themed", THEMED_BODY, THEMED_SCRIPT)))
     server.add_tool(_themed, name="themed", description="A view painted with the host's theme",

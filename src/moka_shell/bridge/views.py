@@ -8,6 +8,7 @@ from moka_shell.bridge.params import Params, req_str
 from moka_shell.bridge.recording import RecordingMethods
 from moka_shell.bridge.storage import StorageMethods
 from moka_shell.core.views.reopen import reopen_view
+from moka_shell.core.views.window_moves import change_display_mode
 from moka_shell.errors import InvalidParamsError
 
 if TYPE_CHECKING:
@@ -45,13 +46,13 @@ class ViewMethods:
         elif kind == "onscreen":
             self.host.onscreen(view)
         elif kind == "popout-closed" and view.live:
-            self.host.set_display_mode(view, "inline")
+            await change_display_mode(self.host, view, "inline", frame_gone=True)
         return {}
 
     async def set_mode(self, p: Params) -> dict[str, Any]:
         """The person picked a display mode."""
         view = self.host.get(req_str(p, "viewId"))
-        return {"mode": self.host.set_display_mode(view, req_str(p, "mode"))}
+        return {"mode": await change_display_mode(self.host, view, req_str(p, "mode"))}
 
     async def close(self, p: Params) -> dict[str, Any]:
         """The person closed a view."""

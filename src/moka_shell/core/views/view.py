@@ -196,6 +196,16 @@ class View:
         self.key = secrets.token_urlsafe(18)
         self.app_tools = []
 
+    def frame_lost(self) -> None:
+        """Its frame went to another window (or with one): the next frame handshakes again and is fed again.
+
+        It stays ready (its call, input, result, storage and model context are the view's, not the frame's);
+        only what the old frame's app had registered goes with it.
+        """
+        self._initialized = False
+        self.app_tools = []
+        self.timings.pop("app_tools", None)
+
     def remount(self) -> None:
         """A parked view gets a new frame: loading again, its handshake still to come."""
         self._move("loading")

@@ -166,6 +166,12 @@ export function windowCard(on) {
       "div",
       { class: "grow stack" },
       h("strong", { text: "Open in its own window" }),
+      h("p", {
+        class: "muted",
+        text:
+          "Bringing it back inline starts the app again here: its storage, input and result, and what it " +
+          "told the model come along.",
+      }),
       blockedNote,
       h(
         "div",
@@ -176,6 +182,39 @@ export function windowCard(on) {
     ),
   );
   return { el, blockedNote };
+}
+
+/**
+ * Asked before a live view moves into a window of its own: its app starts again there, since no
+ * engine keeps a frame alive across windows. `on`: go(dontAsk), stay(). Returns the strip.
+ */
+export function restartStrip(on) {
+  const dontAsk = h("input", { type: "checkbox", "data-action": "dont-ask" });
+  return h(
+    "div",
+    { class: "view-problem view-restart", role: "alertdialog", "aria-label": "The app will start again" },
+    icon("popout", { size: 14 }),
+    h(
+      "div",
+      { class: "grow stack" },
+      h("strong", { text: "The app starts again in its own window" }),
+      h("span", {
+        class: "muted",
+        text:
+          "What it saved in its storage, its input and result, and what it told the model come along " +
+          "(and again when it comes back here). Anything else it shows now starts over.",
+      }),
+      h("label", { class: "check-row" }, dontAsk, h("span", { text: "Don't ask again" })),
+    ),
+    button("Keep it here", { small: true, variant: "ghost", "data-action": "stay", onclick: on.stay }),
+    button("Open in its own window", {
+      small: true,
+      variant: "primary",
+      icon: "external",
+      "data-action": "go",
+      onclick: () => on.go(dontAsk.checked),
+    }),
+  );
 }
 
 /** The in-flow note left behind while the card floats (fullscreen or pip). */

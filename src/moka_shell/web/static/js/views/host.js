@@ -15,6 +15,7 @@ import {
   fillNote,
   problemStrip,
   closedNote,
+  restartStrip,
 } from "./card.js";
 
 const views = new Map(); // viewId -> record
@@ -257,11 +258,51 @@ function fail(rec, reason, detail) {
 async function requestMode(rec, mode) {
   // The core answers with the wire mode it told the view; the view.display event that comes
   // with it carries the registered mode id, so that event alone changes the card.
+  if (restarts(rec, mode) && !(await confirmRestart(rec))) return;
   try {
     await api.call("view.setDisplayMode", { viewId: rec.id, mode });
   } catch (err) {
     toastError(err);
   }
+}
+
+const isWindowMode = (id) => Boolean(modeInfo(id).opensWindow || id === "popout");
+const RESTART_OK = "moka.viewRestartOk"; // the person said "Don't ask again"
+
+/** Would `mode` start the app again (a live view going into a window), and has the person not waved that off? */
+function restarts(rec, mode) {
+  if (rec.state !== "ready" || !isWindowMode(mode) || isWindowMode(rec.mode)) return false;
+  try {
+    return localStorage.getItem(RESTART_OK) !== "1";
+  } catch {
+    return true;
+  }
+}
+
+/** Say that the app starts again, in its card, and wait for the person's answer (true: go). */
+function confirmRestart(rec) {
+  rec.restartNote?.remove();
+  return new Promise((resolve) => {
+    const done = (go) => {
+      rec.restartNote?.remove();
+      rec.restartNote = null;
+      resolve(go);
+    };
+    rec.restartNote = restartStrip({
+      stay: () => done(false),
+      go: (dontAsk) => {
+        if (dontAsk)
+          try {
+            localStorage.setItem(RESTART_OK, "1");
+          } catch {
+            // a page without storage asks again next time
+          }
+        done(true);
+      },
+    });
+    rec.head.after(rec.restartNote);
+    rec.restartNote.querySelector('[data-action="go"]').focus();
+  });
 }
 
 function applyMode(rec, mode, wireMode, opensWindow) {
