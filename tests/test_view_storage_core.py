@@ -205,3 +205,33 @@ async def test_a_change_reaches_the_other_views_once_on_the_socket(paths: Paths)
         assert logged and all(value[:100] not in json.dumps(e) for e in logged)
     finally:
         await app.stop()
+
+
+async def test_resyncs_of_many_views_keep_within_one_budget(paths: Paths) -> None:
+    """Six views refused at once: their stored items go back one after another, within the characters' budget.
+
+    All at once they were 6 areas in one go, which a page's socket outbox (closed past 32 MiB,
+    web/outbox.py) would not hold at full size.
+    """
+    events = EventRecorder("view.post")
+    app = await started(paths)
+    app.subscribe(events)
+    try:
+        views = [await handshaken(app) for _ in range(6)]
+        value = "s" * (1024 * 1024)
+        for view in views:
+            await storage_msg(app, view.id, "session", {"op": "set", "key": "s", "value": value})
+        resyncs = app.view_host.storage.resyncs
+        resyncs.budget.burst = resyncs.budget.tokens = 1.5 * len(value)  # room for two
+        resyncs.budget.rate = 1.0  # a character a second: nothing refills during the test
+        events.clear()
+        for view in views:
+            await storage_msg(app, view.id, "session", *({"op": "remove", "key": f"k{i}"} for i in range(501)))
+        sent = await until(lambda: [d for d in events.data("view.post") if "reset" in d["message"]["params"]][1:],
+                           what="two resyncs")
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert len(events.data("view.post")) == 2 and len(sent) == 1  # the budget held the other four
+        assert resyncs.waiting() == 4
+    finally:
+        await app.stop()

@@ -44,6 +44,10 @@ def test_poison_messages_fail_alone_and_the_page_stays_online(moka_factory: Any)
     frame.evaluate("""() => { let p = {}; for (let i = 0; i < 1200; i++) p = {a: p};
         for (let i = 0; i < 40; i++) window.post({jsonrpc: "2.0", method: "notifications/message", params: {data: p}}); }""")
     assert frame.evaluate("async () => (await window.ask('ping')).result !== undefined")
+    # 3,000 deep: the browser never delivers it past the view (G9, docs/security.md); the rest goes on
+    frame.evaluate("""() => { let p = {}; for (let i = 0; i < 3000; i++) p = {a: p};
+        window.post({jsonrpc: "2.0", id: 9999, method: "ping", params: {deep: p}}); }""")
+    assert frame.evaluate("async () => (await window.ask('ping')).result !== undefined")
     other, _ = open_strict(moka)  # a view opened after the storm works
     assert other.id != view.id
     assert page.evaluate("window.__conn") == []

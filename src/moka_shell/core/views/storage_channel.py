@@ -6,6 +6,7 @@ counted against the view (a refused write is a warning in the Inspector, not a v
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections import OrderedDict
 from typing import Any
@@ -131,15 +132,17 @@ class StorageChannel:
         if self.resyncs.owe(view, area, reason):
             self._warn(view, f"{area}Storage change refused: {reason}; Moka sets the view's copy right")
 
-    def _resync(self, view: View, area: Area, reason: str, refused: int) -> None:
+    def _resync(self, view: View, area: Area, reason: str, refused: int) -> int:
         if refused > 1:
             self._warn(view, f"{area}Storage: {refused - 1} more batches refused (first: {reason}); "
                              "the view's copy is set right once")
         try:
             items = self.areas.items(view, area)
         except sqlite3.Error:
-            return  # nothing to read back either; the view keeps its copy until it is mounted again
-        self._delivery.send(view, notification(CHANGED_METHOD, {"area": area, "reset": items}))
+            return 0  # nothing to read back either; the view keeps its copy until it is mounted again
+        message = notification(CHANGED_METHOD, {"area": area, "reset": items})
+        self._delivery.send(view, message)
+        return len(json.dumps(message))  # what the page's socket carries, for the resyncs' budget
 
     def _warn(self, view: View, reason: str) -> None:
         self._inspector.record("view", {"event": "storage-refused", "reason": reason},

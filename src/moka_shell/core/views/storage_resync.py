@@ -5,7 +5,10 @@ the stored items can set it right. Sending them with every refusal made 15 KB of
 cost 5 MB each on the page's socket (security finding G1, row 19). So a refusal itself sends
 nothing: it marks the view's area stale, and the stored items go back once, as soon as that
 view and area may have them again. The first resync after a quiet spell goes at once; a view that
-keeps being refused waits twice as long each time, up to ``resync_every``'s upper bound.
+keeps being refused waits twice as long each time, up to ``resync_every``'s upper bound. And all
+views' resyncs together keep within one budget of characters (a burst, then so many a second), so
+six views refused at once cannot pile 60 Mi characters onto the page's socket, whose outbox closes
+the socket past 32 MiB (web/outbox.py): they go one after another instead.
 """
 
 from __future__ import annotations
@@ -19,6 +22,26 @@ from moka_shell.core.views.storage import Area
 from moka_shell.core.views.view import View
 
 RESYNC_EVERY = (1.0, 30.0)  # seconds between two resyncs of one view's area: the first interval, the longest
+BUDGET = (8 * 1024 * 1024, 8 * 1024 * 1024)  # characters of every resync together: a burst, then per second
+
+
+class _Budget:
+    """A token bucket in characters; what was sent is paid after (the bucket may go below zero)."""
+
+    def __init__(self, burst: float, rate: float) -> None:
+        self.burst, self.rate = burst, rate
+        self.tokens, self._at = burst, time.monotonic()
+
+    def wait(self) -> float:
+        """Seconds until the next resync may go (0: now)."""
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self._at) * self.rate)
+        self._at = now
+        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
+
+    def spend(self, chars: int) -> None:
+        """A resync of ``chars`` characters went."""
+        self.tokens -= chars
 
 
 @dataclass
@@ -36,14 +59,16 @@ class Resyncs:
     """Owes views their stored items after refusals, and pays each debt once per interval.
 
     ``send(view, area, reason, refused)`` sends the stored items (and says why, and how many batches
-    were refused); it is called on the running loop, never from inside ``owe``.
+    were refused) and returns the characters it sent; it is called on the running loop, never from
+    inside ``owe``.
     """
 
-    def __init__(self, send: Callable[[View, Area, str, int], None]) -> None:
+    def __init__(self, send: Callable[[View, Area, str, int], int]) -> None:
         self._send = send
         self._stale: dict[tuple[str, Area], _Stale] = {}
         self._views: dict[str, View] = {}
         self.every = RESYNC_EVERY
+        self.budget = _Budget(*BUDGET)
 
     def owe(self, view: View, area: Area, reason: str) -> bool:
         """A batch of ``view``'s ``area`` was refused; True when it is the first since the last resync."""
@@ -66,6 +91,10 @@ class Resyncs:
         view = self._views.get(key[0])
         if stale is None or view is None:
             return
+        wait = self.budget.wait()
+        if wait > 0:  # other views' resyncs used the budget: this one goes when it has refilled
+            stale.timer = asyncio.get_running_loop().call_later(wait, self._pay, key)
+            return
         stale.timer = None
         now = time.monotonic()
         low, high = self.every
@@ -74,7 +103,11 @@ class Resyncs:
         stale.next_at = now + stale.interval
         reason, refused = stale.reason, stale.refused
         stale.refused = 0
-        self._send(view, key[1], reason, refused)
+        self.budget.spend(self._send(view, key[1], reason, refused))
+
+    def waiting(self) -> int:
+        """How many views' areas wait for their resync now."""
+        return sum(1 for stale in self._stale.values() if stale.timer is not None)
 
     def forget(self, view: View) -> None:
         """The view closed: nothing is owed to it any more."""
