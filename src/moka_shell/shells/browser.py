@@ -8,6 +8,7 @@ import webbrowser
 
 from moka_shell.paths import Paths
 from moka_shell.shells.core_thread import start_core
+from moka_shell.shells.loop_end import run_bounded
 
 
 def run_browser(paths: Paths, *, port: int = 0, announce: str | None = None, open_browser: bool = False) -> int:
@@ -33,5 +34,5 @@ def run_browser(paths: Paths, *, port: int = 0, announce: str | None = None, ope
         await app.stop()
         await web.stop()
 
-    asyncio.run(go())
+    run_bounded(go())
     return 0

@@ -59,6 +59,7 @@ WARM_PAGE = "<!doctype html><title>Moka sandbox</title>"
 RPC_BODY_LIMIT = 16 * 1024 * 1024  # the WebSocket's own message cap (uvicorn's default), for plain HTTP too
 CSP_REPORT_LIMIT = 16 * 1024  # a real report is a few hundred bytes plus the view's policy
 MAX_RUNNING = 512  # bridge calls one socket may have under way; more are answered with an error at once
+GRACEFUL_STOP = 5  # s for requests under way when Moka stops; then their connections are closed
 
 
 class BodyTooLarge(Exception):
@@ -356,7 +357,8 @@ class WebServer:
             # more than it saved (bench/: the bridge round trip). The frame cap is a little over
             # Moka's own, so an oversized frame gets Moka's error, not a dropped socket.
             config = uvicorn.Config(asgi, log_level="warning", ws="wsproto", lifespan="off", access_log=False,
-                                    ws_per_message_deflate=False, ws_max_size=WS_MAX_SIZE)
+                                    ws_per_message_deflate=False, ws_max_size=WS_MAX_SIZE,
+                                    timeout_graceful_shutdown=GRACEFUL_STOP)
             server = uvicorn.Server(config)
             server.install_signal_handlers = lambda: None  # type: ignore[attr-defined,method-assign]
             self._servers.append(server)

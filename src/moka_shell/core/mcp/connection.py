@@ -48,9 +48,16 @@ from moka_shell.version import __version__
 UI_EXTENSION = advertise("io.modelcontextprotocol/ui", {"mimeTypes": [APP_MIME]})
 DEFAULT_CONNECT_TIMEOUT = 20.0
 CALL_TIMEOUT = 300.0
+STOP_WAIT = 10.0  # for a connection to close politely before its task is cancelled
 INSTRUCTIONS_SHOWN = 4000  # characters of the server's instructions on its card
 log = logging.getLogger("moka.servers")
 quiet_sdk_logs()
+
+
+def cancelling() -> bool:
+    """Whether the running task has been asked to cancel (even if the CancelledError was swallowed)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 class ServerConnection:
@@ -80,6 +87,8 @@ class ServerConnection:
         self.generation = 0
         self.backoff = Backoff()
         self._connecting = False  # True from start() until the current attempt ends
+        self.retired = False  # Moka is stopping: this connection never starts again (finding N8b)
+        self._attempt: anyio.CancelScope | None = None  # the connect attempt under way, for stop()
         self._stop = asyncio.Event()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -138,24 +147,40 @@ class ServerConnection:
 
     def start(self) -> None:
         """Start the supervisor task (no-op when disabled or already running)."""
-        if self.config.disabled or (self._task and not self._task.done()):
+        if self.config.disabled or self.retired or self.running:
             return
         self._stop.clear()
         self._connecting = True  # so wait_ready() waits for this attempt, not the last one
         self.link.status = "connecting"
         self._task = asyncio.get_running_loop().create_task(self._supervise(), name=f"mcp:{self.name}")
 
+    @property
+    def running(self) -> bool:
+        """Whether the supervisor task is alive."""
+        return self._task is not None and not self._task.done()
+
     async def stop(self) -> None:
         """Stop the connection and wait for the child process to be gone."""
         self._stop.set()
         self._wake.set()
         self.link.lost.set()
+        if self._attempt is not None and self.status != "ready":
+            self._attempt.cancel()  # a handshake in progress ends now, not at its connect deadline
         if self._task:
             try:
-                await asyncio.wait_for(asyncio.shield(self._task), timeout=10)
-            except (asyncio.TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(self._task), timeout=STOP_WAIT)
+            except asyncio.TimeoutError:
                 self._task.cancel()
+            except asyncio.CancelledError:
+                self._task.cancel()
+                if cancelling():  # our caller is being cancelled, not just the supervisor: say so
+                    raise
         self._set("disabled" if self.config.disabled else "stopped")
+
+    async def retire(self) -> None:
+        """Stop for good: Moka is stopping, and nothing may start this connection again."""
+        self.retired = True
+        await self.stop()
 
     async def restart(self) -> None:
         """Drop the current connection and connect again now."""
@@ -180,6 +205,11 @@ class ServerConnection:
     async def _supervise(self) -> None:
         last_error: str | None = None
         while not self._stop.is_set():
+            # A cancellation can be lost on the way (Python 3.11's wait_for drops one that meets
+            # its result; the SDK's task groups may absorb one): this task was cancelled if it says
+            # so, whatever swallowed the error. Retrying then kept Moka from exiting (N8b).
+            if cancelling():
+                raise asyncio.CancelledError
             self.generation += 1
             self._connecting = True
             # The last failure stays visible while the next attempt runs (finding R1.3).
@@ -203,6 +233,8 @@ class ServerConnection:
             else:
                 self._set("failed", last_error + f" (retrying in {delay:g} s)")
             self._wake.clear()
+            if cancelling():
+                raise asyncio.CancelledError
             with suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=delay)
 
@@ -217,6 +249,7 @@ class ServerConnection:
             logged = LoggingTransport(inner, self.inspector, self.name)
             # The deadline covers the handshake and listing; ui:// resources are read after (R1.15).
             with anyio.CancelScope(deadline=anyio.current_time() + self.connect_timeout) as scope:
+                self._attempt = scope
                 async with Client(logged, extensions=[UI_EXTENSION], read_timeout_seconds=CALL_TIMEOUT,
                                   client_info=types.Implementation(name="moka", version=__version__),
                                   message_handler=self.events.on_message, cache=None,
@@ -259,9 +292,12 @@ class ServerConnection:
                     raise
             return await pipe.explain(describe_exception(exc))
         finally:
+            self._attempt = None
             pipe.close()
             self.subscriptions.stop_listening()
             self.listing.refresher.cancel()
+        if self._stop.is_set():
+            return None
         if timed_out:
             return await pipe.explain(f"did not finish connecting within {self.connect_timeout:g} s")
         # Why it closed is often the server's exit status and last words (finding R1.9).

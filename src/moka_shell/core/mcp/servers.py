@@ -16,6 +16,8 @@ from moka_shell.errors import ConfigError, ServerUnavailableError, UnknownServer
 from moka_shell.inspector import Inspector
 from moka_shell.registered import Registered
 
+STOP_ROUNDS = 3  # stop_all's passes: a server added during one pass is stopped by the next
+
 
 class ServerManager:
     """Owns one supervised ServerConnection per configured server."""
@@ -35,6 +37,7 @@ class ServerManager:
         # Which call each server is serving (progress, elicitation), and who answers servers' questions.
         self.calls = calls or CallTracker(lambda _event, _data: None)
         self.elicitor = elicitor
+        self._closing = False  # stop_all has begun: connections made from now on never start
 
     def offer_sampling(self, sampler: Callable[[str, dict[str, Any]], Any]) -> None:
         """Servers loaded from now on may ask the model (``sampling/createMessage``) through ``sampler``
@@ -49,10 +52,12 @@ class ServerManager:
                 f"(available: {', '.join(sorted(self.transports))})", key_path=f"mcpServers.{name}.type",
                 hint="install the plugin that provides it, or fix 'type'",
             )
-        return ServerConnection(name, config, reg.obj, self.inspector, lambda _c: self._on_change(),
+        conn = ServerConnection(name, config, reg.obj, self.inspector, lambda _c: self._on_change(),
                                 connect_timeout=self.connect_timeout, calls=self.calls, elicitor=self.elicitor,
                                 sampler=self.sampler,
                                 on_resource_updated=lambda server, uri: self.on_resource_updated(server, uri))
+        conn.retired = self._closing  # added while Moka stops: kept in the config, started next run
+        return conn
 
     def load(self, servers: dict[str, ServerConfig]) -> list[ConfigError]:
         """Create connections for the configured servers; returns per-server problems."""
@@ -77,8 +82,13 @@ class ServerManager:
         await asyncio.gather(*(c.wait_ready(timeout) for c in conns))
 
     async def stop_all(self) -> None:
-        """Stop every connection (children are terminated by the SDK)."""
-        await asyncio.gather(*(c.stop() for c in self.connections.values()), return_exceptions=True)
+        """Stop every connection for good (children are terminated), also one added while they stop."""
+        self._closing = True
+        for _ in range(STOP_ROUNDS):  # the bridge still answers while Moka stops: servers.add may add one
+            going = [c for c in self.connections.values() if not c.retired or c.running]
+            if not going:
+                return
+            await asyncio.gather(*(c.retire() for c in going), return_exceptions=True)
 
     def get(self, name: str) -> ServerConnection:
         """The connection named ``name`` or UnknownServerError."""
