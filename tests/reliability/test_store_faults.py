@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import sqlite3
 import subprocess
 import sys
@@ -132,6 +133,76 @@ async def test_a_damaged_database_is_said_to_be_damaged_and_read_from_a_copy(tmp
     await app.stop()
     assert [p.name for p in paths.data_dir.glob("moka.sqlite3.damaged*")] == ["moka.sqlite3.damaged-copy"]
     assert paths.database.read_bytes() == before
+
+
+def shredded_database(path: Path, conversations: int = 300) -> None:
+    """The finding's file: a real store, then 900 random bytes at +100 of every 5th 4 KiB page from page 3 on."""
+    store = Store(path)
+    for k in range(conversations):
+        cid = store.create_conversation(f"chat {k}")
+        for i in range(3):
+            store.add_message(cid, "user" if i % 2 == 0 else "assistant", f"message {k}.{i} " * 12)
+    store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.close()
+    for side in ("-wal", "-shm"):
+        path.with_name(path.name + side).unlink(missing_ok=True)
+    data, noise = bytearray(path.read_bytes()), random.Random(38)
+    page = 4096
+    for number in range(3, len(data) // page + 1, 5):  # page numbers count from 1
+        start = (number - 1) * page + 100
+        data[start:start + 900] = noise.randbytes(900)
+    path.write_bytes(bytes(data))
+
+
+async def call(bridge: Bridge, method: str, params: dict[str, Any] | None = None) -> Any:
+    reply = await bridge.handle({"id": 1, "method": method, "params": params or {}}) or {}
+    assert "error" not in reply, (method, reply)
+    return reply["result"]
+
+
+@pytest.mark.anyio
+async def test_a_shredded_database_is_salvaged_into_the_copy_and_what_was_lost_is_said(tmp_path: Path) -> None:
+    """Every 5th page garbled: most conversations are listed and open from the copy, the loss is named (R3.8)."""
+    paths = Paths(tmp_path / "config.json", tmp_path / "data")
+    paths.data_dir.mkdir()
+    shredded_database(paths.database)
+    before = paths.database.read_bytes()
+    with pytest.raises(StoreDamagedError, match="is damaged"):
+        Store(paths.database)
+    app = await start_app(paths, config=MokaConfig(mcpServers={}))
+    bridge = Bridge(app)
+    try:
+        [problem] = [p for p in (await call(bridge, "app.info"))["problems"] if "damaged" in p]
+        listed: list[dict[str, Any]] = []
+        while len(page := await call(bridge, "conversations.list", {"limit": 500, **(
+                {"before": {"updatedAt": listed[-1]["updatedAt"], "id": listed[-1]["id"]}} if listed else {})})):
+            listed += page
+        titled = [c for c in listed if c["title"].startswith("chat ")]
+        assert len(titled) >= 200 and len({c["title"] for c in titled}) == len(titled), len(titled)
+        assert f"recovered {len(listed)} conversations" in problem and "lost:" in problem, problem
+        opened = [await call(bridge, "conversations.get", {"id": c["id"]}) for c in listed]
+        whole = [c for c in opened if len(c["messages"]) == 3]
+        assert len(whole) >= 200, len(whole)
+        k = whole[0]["title"].removeprefix("chat ")
+        assert whole[0]["messages"][0]["content"].startswith(f"message {k}.0 ")
+    finally:
+        await app.stop()
+    assert paths.database.read_bytes() == before
+    assert sorted(p.name for p in paths.data_dir.glob("moka.sqlite3.damaged*")) == ["moka.sqlite3.damaged-copy"]
+
+
+def test_a_file_with_nothing_readable_gives_an_empty_copy_that_says_so(tmp_path: Path) -> None:
+    """Only a header and garbage: the copy opens, empty, and the salvage says nothing could be recovered."""
+    db = tmp_path / "moka.sqlite3"
+    db.write_bytes(b"SQLite format 3\x00" + b"\x00" * 84 + b"garbage" * 2000)
+    before = db.read_bytes()
+    store = Store.damaged_copy(db)
+    try:
+        assert store.list_conversations() == []
+        assert store.salvage is not None and store.salvage.summary().startswith("nothing could be recovered")
+    finally:
+        store.close()
+    assert db.read_bytes() == before
 
 
 @pytest.fixture

@@ -207,7 +207,8 @@ class MokaApp:
             # Say so, keep the file, and show what can still be read from a copy (read-only).
             store = Store.damaged_copy(self.paths.database)
             self.store_problem = StoreDamagedError(
-                f"{exc.message}; showing a read-only copy ({store.path.name}): new messages are not saved",
+                f"{exc.message}; showing a read-only copy ({store.path.name}) of what could be read: "
+                f"{store.salvage.summary() if store.salvage else 'all of it'}; new messages are not saved",
                 hint=exc.hint)
         self._store = store
         self._chat = ChatEngine(store=store, servers=self.servers, views=self.view_host, backends=self.backends,

@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from moka_shell.core.chat.store_health import check_integrity, connect, migrate, private_database, read_only_copy
+from moka_shell.core.chat.store_health import check_integrity, connect, migrate, private_database
+from moka_shell.core.chat.store_salvage import Salvage, salvaged_copy
 from moka_shell.core.views.storage import MIGRATION_SQL as VIEW_STORAGE_SQL
 from moka_shell.errors import StoreDamagedError, StoreError
 from moka_shell.paths import ensure_dir
@@ -95,6 +96,7 @@ class Store:
             private_database(path)
         self.path = path
         self.read_only = read_only
+        self.salvage: Salvage | None = None  # on a damaged file's copy: what was recovered, what was lost
         try:
             self.db = connect(path, read_only=read_only)
         except sqlite3.Error as exc:
@@ -113,14 +115,16 @@ class Store:
 
     @classmethod
     def damaged_copy(cls, path: Path) -> Store:
-        """A read-only store on a copy of a damaged database (the original is left as it is)."""
+        """A read-only store on what can be read of a damaged database (the original is left as it is)."""
         try:
-            copy = read_only_copy(path)
-        except OSError as exc:
+            copy, report = salvaged_copy(path, lambda fresh: cls(fresh).close())
+        except (OSError, StoreError) as exc:
             raise StoreDamagedError(f"the conversation database {path} is damaged, and no copy could be made to "
-                                    f"read it: {exc.strerror or exc}",
+                                    f"read it: {getattr(exc, 'strerror', None) or exc}",
                                     hint="Moka did not change the file; free some space, or move it aside") from exc
-        return cls(copy, read_only=True)
+        store = cls(copy, read_only=True)
+        store.salvage = report
+        return store
 
     def close(self) -> None:
         """Close the database."""

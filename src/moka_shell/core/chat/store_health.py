@@ -9,7 +9,7 @@
   file) is refused, not stamped; migrations run in one transaction with the new version, so a
   failure leaves the file as it was.
 - ``PRAGMA quick_check`` at open: damaged pages are found before the first chat, and the person is
-  offered a read-only copy of what is left (``read_only_copy``), the original never touched.
+  offered a read-only copy of what is left (store_salvage.py), the original never touched.
 """
 
 from __future__ import annotations
@@ -240,19 +240,21 @@ def _copy_private(source: Path, target: Path) -> None:
         shutil.copyfileobj(src, out)
 
 
-def read_only_copy(path: Path) -> Path:
-    """Copy a damaged database (with its WAL) beside it, for reading what is left; the original stays.
-
-    One copy, made again at each start (it is only ever read): restarts don't pile copies up.
-    """
-    copy = path.with_name(f"{path.name}.damaged-copy")
-    for stale in (copy, copy.with_name(copy.name + "-wal"), copy.with_name(copy.name + "-shm")):
-        stale.unlink(missing_ok=True)
-    _copy_private(path, copy)
+def scratch_copy(path: Path) -> Path:
+    """A byte copy of a damaged database (with its WAL) beside it, to read from; the original stays as it is."""
+    scratch = path.with_name(f"{path.name}.damaged-read")
+    remove_database(scratch)
+    _copy_private(path, scratch)
     side = path.with_name(path.name + "-wal")
     if side.exists():
-        _copy_private(side, copy.with_name(copy.name + "-wal"))
-    return copy
+        _copy_private(side, scratch.with_name(scratch.name + "-wal"))
+    return scratch
+
+
+def remove_database(path: Path) -> None:
+    """Delete a database file Moka made (a copy) with its ``-wal``/``-shm``/``-journal``."""
+    for name in (path.name, path.name + "-wal", path.name + "-shm", path.name + "-journal"):
+        path.with_name(name).unlink(missing_ok=True)
 
 
 def private_database(path: Path) -> None:
