@@ -115,7 +115,10 @@ def test_fullscreen_control_and_popout_window(moka_factory) -> None:  # type: ig
     page.keyboard.press("Escape")
     moka.wait(lambda: card.get_attribute("data-mode") == "inline", what="inline again")
     inits_before = sum(1 for e in moka.ui_rpc(view.id) if e.get("method") == "ui/initialize")
+    # Only a live view is asked about (a loading one loses nothing): wait until the page knows it is.
+    moka.wait(lambda: card.get_attribute("data-state") == "ready", what="the card shows the view ready")
     card.locator('.view-controls [data-mode="popout"]').click()  # the app starts again there: asked first
+    card.locator(".view-restart").wait_for(timeout=15000)
     with page.expect_popup(timeout=15000) as popup_info:
         card.locator('.view-restart [data-action="go"]').click()
     popup = popup_info.value
