@@ -16,11 +16,11 @@ from typing import Any
 
 
 class Serve:
-    """One `moka serve` process on its own config and data dir."""
+    """One `moka serve` process (or another long-running command: `moka dev`) on its own config and data dir."""
 
     def __init__(self, config: Path, data: Path, *, env: dict[str, str] | None = None,
-                 extra_args: list[str] | None = None) -> None:
-        cmd = [sys.executable, "-m", "moka_shell", "--config", str(config), "--data-dir", str(data), "serve",
+                 extra_args: list[str] | None = None, command: str = "serve") -> None:
+        cmd = [sys.executable, "-m", "moka_shell", "--config", str(config), "--data-dir", str(data), command,
                *(extra_args or [])]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                      env={**os.environ, **(env or {})})

@@ -55,7 +55,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command-line surface (see the architecture's CLI contract)."""
-    from moka_shell.cli import plugins, replay, servers_auth
+    from moka_shell.cli import dev, plugins, replay, servers_auth
 
     p = _Parser(prog="moka", description="Moka: a desktop host for MCP Apps, with a chat for any model.")
     p.add_argument("--version", action="version", version=f"moka {__version__}")
@@ -68,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--port", type=int, default=0, help="host port (default: a random free port)")
     s.add_argument("--open", action="store_true", help="open the URL in the default browser")
     s.set_defaults(func=_later("run", "serve"))
+    dev.add_parser(sub)  # moka dev SERVER | -- COMMAND ARGS...
 
     srv = sub.add_parser("servers", help="list, add, remove or import MCP servers")
     ssub = srv.add_subparsers(dest="servers_command", metavar="ACTION", parser_class=_Parser, required=True)
@@ -199,9 +200,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args_list: list[str]) -> int:
     try:
-        # `moka servers add NAME [options] -- COMMAND ARGS...`: everything after "--" is the command.
+        # `moka servers add NAME [options] -- COMMAND ARGS...` and `moka dev [options] -- COMMAND ARGS...`:
+        # everything after "--" is the command.
         command: list[str] = []
-        if "servers" in args_list and "--" in args_list:
+        if "--" in args_list and {"servers", "dev"} & set(args_list[:args_list.index("--")]):
             cut = args_list.index("--")
             args_list, command = args_list[:cut], args_list[cut + 1:]
         args = build_parser().parse_args(args_list)

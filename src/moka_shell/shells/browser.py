@@ -16,23 +16,34 @@ def run_browser(paths: Paths, *, port: int = 0, announce: str | None = None, ope
 
     async def go() -> None:
         app, web = await start_core(paths, mode="browser", port=port)
+        stop = stop_on_signals()
         if announce:
             print(announce, flush=True)
         print(f"Moka is running at {web.url}", flush=True)
         print("Open that URL in a browser; press Ctrl+C to stop.", flush=True)
         if open_browser:
             webbrowser.open(web.url)
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            try:
-                loop.add_signal_handler(sig, stop.set)
-            except (NotImplementedError, RuntimeError):
-                pass  # not on this platform or thread: Ctrl+C still raises KeyboardInterrupt
-        await stop.wait()
-        print("Stopping Moka…", flush=True)
+        await until_stopped(stop)
         await app.stop()
         await web.stop()
 
     run_bounded(go())
     return 0
+
+
+def stop_on_signals() -> asyncio.Event:
+    """An event Ctrl+C or SIGTERM sets; made before the URL is printed, so a stop right after it is heard."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError):
+            pass  # not on this platform or thread: Ctrl+C still raises KeyboardInterrupt
+    return stop
+
+
+async def until_stopped(stop: asyncio.Event) -> None:
+    """Wait for ``stop`` (``stop_on_signals``), then say Moka is stopping."""
+    await stop.wait()
+    print("Stopping Moka…", flush=True)

@@ -16,6 +16,7 @@ from moka_shell.paths import Paths
 if TYPE_CHECKING:
     # Imported when the core starts, not with this module: the core pulls in the MCP SDK, which
     # takes a second or more to import, and the desktop window should not wait for it.
+    from moka_shell.config import MokaConfig
     from moka_shell.core.app import MokaApp
     from moka_shell.core.mcp.answers import ScriptedAnswers
     from moka_shell.web.server import WebServer
@@ -35,13 +36,14 @@ def has_display() -> bool:
 async def start_core(paths: Paths, *, mode: Mode, port: int = 0, servers: list[str] | None = None,
                      store: bool = True, actions: ShellActions | None = None,
                      handshake_timeout: float | None = None,
-                     answers: ScriptedAnswers | None = None) -> tuple[MokaApp, WebServer]:
-    """Create the app and its web server on the running loop."""
+                     answers: ScriptedAnswers | None = None,
+                     config: MokaConfig | None = None) -> tuple[MokaApp, WebServer]:
+    """Create the app and its web server on the running loop (``config``: this one, not the file's; ``moka dev``)."""
     from moka_shell.core.app import MokaApp
     from moka_shell.core.views.host import HANDSHAKE_TIMEOUT
     from moka_shell.web.server import WebServer
 
-    app = MokaApp(paths, mode=mode, actions=actions, answers=answers,
+    app = MokaApp(paths, mode=mode, actions=actions, answers=answers, config=config,
                   handshake_timeout=HANDSHAKE_TIMEOUT if handshake_timeout is None else handshake_timeout)
     web = WebServer(app, port=port)
     await web.start()

@@ -341,6 +341,10 @@ class ViewHost:
         view.remount()
         self.retention.restore(view)
         view.timings = {}
+        self.restart_frame(view)
+
+    def restart_frame(self, view: View) -> None:
+        """A loading view gets a new frame (un-parked, or reloaded by ``moka dev``): announced, its handshake timed."""
         view.mark("created")
         self._announce(view)
         self._watch(view)

@@ -41,6 +41,11 @@ class Retention:
         self._ended: deque[str] = deque()
         self._trim = _malloc_trim()
         self._trim_pending = False
+        self._kept: set[str] = set()  # servers whose failed views keep their data (``moka dev``)
+
+    def keep_failed(self, server: str) -> None:
+        """``moka dev``: ``server``'s failed views keep input and result, to be re-rendered after a fix."""
+        self._kept.add(server)
 
     def settled(self, view: View) -> None:
         """The view ended or was parked: release its data once its call is over and the grace has passed."""
@@ -64,7 +69,7 @@ class Retention:
             view.restore(self._records(view.record_id) if self._records and view.record_id else None)
 
     def _release(self, view: View) -> None:
-        if view.released:
+        if view.released or (view.state == "failed" and view.server in self._kept):
             return
         if not view.ended:
             if view.state in ("closed", "failed", "parked"):

@@ -210,6 +210,27 @@ class View:
         """A parked view gets a new frame: loading again, its handshake still to come."""
         self._move("loading")
 
+    def reload(self, resource: UiResource, policy: ViewPolicy, tool: ToolEntry) -> None:
+        """``moka dev``: its server was restarted with new code; the next frame shows ``resource``.
+
+        Its call, input and result stay (the new frame is fed them again). A live view gets a new
+        key (its old frame's document stops loading) and is loading again; so is a failed one, the
+        one way out of ``failed``, so that a broken edit's error card comes back with the next good
+        edit. A parked view only takes the new resource, for when it is mounted again.
+        """
+        if self._state not in ("loading", "ready", "failed", "parked"):
+            raise ViewOrderError(f"view {self.id} is {self._state}: there is nothing to reload")
+        self.resource, self.policy, self.tool = resource, policy, tool
+        self.problems = list(policy.rejected + policy.denied)
+        self.warnings = []
+        if self._state == "parked":
+            return
+        self._state, self._failure, self._initialized = "loading", None, False
+        self.key = secrets.token_urlsafe(18)
+        self.queue = []  # what waited was for the old frame; input and result are replayed from the view
+        self.app_tools = []
+        self.timings = {}
+
     def release(self) -> None:
         """Let go of input, result and queue (ended, or parked with its data stored elsewhere)."""
         self._arguments = None

@@ -41,6 +41,7 @@ export function buildCard(data, on) {
     {
       class: `view-card${data.prefersBorder === false ? " borderless" : ""}`,
       "data-view-id": data.viewId,
+      "data-server": data.server,
       "data-mode": "inline",
       role: "region",
       "aria-label": `App view: ${data.title || data.tool} from ${data.server}`,

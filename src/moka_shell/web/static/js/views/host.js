@@ -17,6 +17,7 @@ import {
   closedNote,
   restartStrip,
 } from "./card.js";
+import "./dev-reload.js"; // `moka dev`: reload strips on the cards of the server being edited
 
 const views = new Map(); // viewId -> record
 const byWindow = new Map(); // proxy WindowProxy -> record (the only windows we listen to)
