@@ -129,6 +129,22 @@ def test_official_apps_that_declare_permissions_pass(tmp_path: Path) -> None:
     assert any("clipboardWrite" in f["message"] for f in infos), infos
 
 
+def test_a_view_that_measures_while_its_screen_is_hidden_still_gets_its_room(moka_factory: Any) -> None:
+    """A frame with no layout (its screen hidden) measures 0 px: that report is not its size (it stayed at 60 px)."""
+    moka: Moka = moka_factory({"truth": TRUTH})
+    page = moka.open("runner")
+    page.wait_for_selector(".runner-layout", state="visible")
+    page.click("#nav-chat")  # the Tool runner is hidden while the view loads and measures itself
+    moka.call("tools.run", {"server": "truth", "tool": "sizes_from_frame", "arguments": {}})
+    view = moka.wait_view_ready("sizes_from_frame")
+    moka.wait(lambda: any(e.get("method") == "ui/notifications/size-changed" for e in moka.ui_rpc(view.id)),
+              what="the hidden view reported a size")
+    page.click("#nav-runner")
+    iframe = page.locator(f'.view-frame[data-view-id="{view.id}"]')
+    moka.wait(lambda: view.height == START_HEIGHT, what="the shown view reported its frame's height again")
+    moka.wait(lambda: abs(iframe.bounding_box()["height"] - START_HEIGHT) < 1, what="the frame at 600 px")
+
+
 def test_a_frame_starts_tall_enough_for_a_view_sized_from_it(moka_factory: Any) -> None:
     """V1: in the Tool runner, a view that reports its own frame's height renders whole (600 px, not 160)."""
     moka: Moka = moka_factory({"truth": TRUTH})

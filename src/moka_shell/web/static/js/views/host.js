@@ -574,6 +574,10 @@ api.on("view.broadcast", (d) => {
 api.on(
   "view.size",
   withView((rec, d) => {
+    // A frame with no layout box (its screen is hidden) measures 0 px: that is not the room
+    // the view needs, and taking it would leave a view sized from its frame stuck at the
+    // minimum. Shown again, the frame resizes and the view reports its real size.
+    if (rec.frame && !rec.frame.getClientRects().length) return;
     if (typeof d.height === "number" && d.height > 0) {
       rec.height = Math.round(d.height);
       applySize(rec);
