@@ -7,7 +7,7 @@ core is up, wraps the ``app.hello`` bridge method (the page calls it when it has
 starts a driver thread for TASK. The driver writes OUT.json and closes the window.
 
 Tasks: ``start`` (cold start: just the time of app.hello), ``render`` (fresh views, timed),
-``bridge`` (the bench view's tools/call round trips), ``memory`` (PSS idle and with views).
+``bridge`` (the bench view's tools/call round trips), ``memory`` (PSS idle and with views; ``max_live`` in the spec raises the parking limit).
 """
 
 from __future__ import annotations
@@ -77,7 +77,17 @@ def drive(core: Any, task: str, spec: dict[str, Any]) -> dict[str, Any]:
         from bench.memory import chat_memory, wait_server_ready
 
         wait_server_ready(js)
-        return {"memory": chat_memory(js, [os.getpid()], spec["steps"])}
+        if spec.get("max_live"):  # from outside: how many views stay live off screen (bench/memory_floor.py)
+            core.app.view_host.parking.max_live = int(spec["max_live"])
+        out = {"memory": chat_memory(js, [os.getpid()], spec["steps"])}
+        if spec.get("after_gc"):  # what of the renderer is garbage V8 has not collected yet
+            from bench.memory import measure
+
+            js("typeof gc === 'function' && gc()")
+            out["after_gc"] = measure([os.getpid()], settle=2.5)
+        if spec.get("modules"):
+            out["modules"] = sorted({m.split(".")[0] for m in sys.modules})
+        return out
     raise ValueError(f"unknown task {task!r}")
 
 

@@ -50,13 +50,14 @@ def unavailable() -> str | None:
     return None
 
 
-def gtk_probe(env: dict[str, str], steps: list[int], timeout: float = 900) -> dict[str, Any]:
+def gtk_probe(env: dict[str, str], steps: list[int], timeout: float = 900,
+              spec: dict[str, Any] | None = None) -> dict[str, Any]:
     """The desktop app on pywebview's GTK backend under a private Xvfb, driven by bench/desktop_probe.py."""
     bin_dir = str(Path(GTK_PYTHON).parent)
     clean = {k: v for k, v in env.items() if not k.startswith(("QT_", "QTWEBENGINE_"))}
     with tempfile.TemporaryDirectory(prefix="moka-gtk-probe-") as tmp, xvfb_display() as display:
         out = Path(tmp) / "out.json"
-        cmd = [GTK_PYTHON, "-m", "bench.desktop_probe", "memory", str(out), json.dumps({"steps": steps})]
+        cmd = [GTK_PYTHON, "-m", "bench.desktop_probe", "memory", str(out), json.dumps(spec or {"steps": steps})]
         run_env = {**clean, "DISPLAY": display, "PYWEBVIEW_GUI": "gtk",
                    "PATH": bin_dir + os.pathsep + clean.get("PATH", "")}  # its own `moka demo-server`
         proc = subprocess.Popen(cmd, cwd=ROOT, env=run_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

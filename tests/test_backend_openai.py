@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from typing import Any
 
@@ -348,6 +350,26 @@ async def test_probe_finds_a_server_and_not_a_free_port() -> None:
     started = time.monotonic()
     assert await make("ollama").probe(f"http://127.0.0.1:{free_port()}/v1") is False
     assert time.monotonic() - started < 2
+
+
+PROBE_ALONE = """
+import asyncio, sys
+from moka_shell.builtins.backends_openai import PRESETS, OpenAICompatBackend
+from moka_shell.testing.fake_openai import FakeOpenAIServer
+ollama = OpenAICompatBackend(next(p for p in PRESETS if p.backend_id == "ollama"))
+vllm = OpenAICompatBackend(next(p for p in PRESETS if p.backend_id == "vllm"))
+with FakeOpenAIServer() as open_server, FakeOpenAIServer(api_key="secret") as keyed:
+    found = [asyncio.run(ollama.probe(open_server.base_url)), asyncio.run(vllm.probe(keyed.base_url)),
+             asyncio.run(ollama.probe(open_server.base_url.rsplit("/v1", 1)[0] + "/nothing-here"))]
+print(found, "openai" in sys.modules)
+"""
+
+
+def test_probe_does_not_import_the_sdk() -> None:
+    # The Settings screen probes the local backends on every page load; the SDK (13 MiB of the
+    # desktop app's memory, docs/performance.md) is not needed for one GET.
+    out = subprocess.run([sys.executable, "-c", PROBE_ALONE], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.split("\n")[-2] == "[True, True, False] False", out.stdout + out.stderr
 
 
 @pytest.mark.anyio

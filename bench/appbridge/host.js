@@ -58,5 +58,34 @@ window.benchMount = async function benchMount(html, toolName, args, result) {
   return stamps;
 };
 
+// The memory floor (bench/memory_floor.py): mount every view at once and keep them all live,
+// one after another as a chat shows them; resolves once each has its tool result.
+const kept = [];
+window.benchMountAll = async function benchMountAll(docs) {
+  for (const doc of docs) {
+    const bridge = new AppBridge(null, HOST, CAPABILITIES, {
+      hostContext: { theme: "light", displayMode: "inline", platform: "desktop" },
+    });
+    answerCalls(bridge, doc.tool, doc.result);
+    const frame = document.createElement("iframe");
+    frame.sandbox = "allow-scripts";
+    frame.style.cssText = "display: block; width: 100%; height: 320px; border: 0";
+    bridge.onsizechange = ({ height }) => {
+      if (height) frame.style.height = `${height}px`; // as a host sizes an inline view
+    };
+    const initialized = new Promise((resolve) => {
+      bridge.oninitialized = resolve;
+    });
+    frame.srcdoc = doc.html;
+    document.body.appendChild(frame);
+    kept.push({ bridge, frame });
+    await bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow));
+    await initialized;
+    await bridge.sendToolInput({ arguments: doc.args || {} });
+    await bridge.sendToolResult(doc.result);
+  }
+  return kept.length;
+};
+
 window.benchUnmount = unmount;
 window.benchReady = true;

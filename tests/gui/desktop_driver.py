@@ -58,6 +58,9 @@ def drive(core: Any, window: Any) -> None:
     # The page booted and spoke to the core through js_api (it may have done so already).
     OUT["ui_online"] = hello.wait(30) or bool(app.view_host.client)
     # The UI page's CSP forbids eval, so drive it with run_js (evaluate_js wraps scripts in eval).
+    # Count the page's full collections: after a fresh view is ready it collects once (js/views/host.js).
+    window.run_js("(function(){var g=window.gc; window.__gcCalls=0; if (typeof g === 'function')"
+                  " window.gc=function(){window.__gcCalls++; return g();};})()")
     window.run_js("location.hash = '#runner?server=moka-demo&tool=roll_dice'")
     time.sleep(1.5)
     window.run_js("(function(){var c=document.querySelector('[name=count]'); c.value='3';"
@@ -75,6 +78,10 @@ def drive(core: Any, window: Any) -> None:
         OUT["arguments"] = view.arguments
         OUT["app_info"] = view.app_info
         OUT["rolls"] = (view.result or {}).get("structuredContent", {}).get("rolls")
+        gc_deadline = time.monotonic() + 20
+        while time.monotonic() < gc_deadline and not window.run_js("window.__gcCalls"):
+            time.sleep(0.1)
+        OUT["gc_after_ready"] = window.run_js("window.__gcCalls")
         window.run_js("document.querySelector('.view-card').scrollIntoView({block: 'center'})")
         time.sleep(1.0)  # let the dice paint
     grab(window, sys.argv[2])

@@ -27,6 +27,7 @@ def test_desktop_shell_runs_a_tool_and_its_view(tmp_path: Path) -> None:
     assert seen["page_has_js_api"] == "false"  # no js_api: the page talks to the core over the WebSocket
     assert seen["conn_status"] == "online"
     assert seen["page_gc"] == "function"  # the shell exposes gc() so parked views' memory is given back
+    assert seen["gc_after_ready"] >= 1  # and collects once a fresh view is ready (its start's garbage)
     assert seen["keepalive_frames"] == 0  # one renderer runs every frame here: nothing to keep warm
     assert seen["arguments"] == {"sides": 6, "count": 3} and len(seen["rolls"]) == 3  # the form sends defaults too
     assert seen["app_info"]["name"] == "moka-demo-dice"

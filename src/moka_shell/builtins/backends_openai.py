@@ -326,20 +326,21 @@ class OpenAICompatBackend(BaseBackend):
 
     async def probe(self, base_url: str | None = None) -> bool:
         """True if a server answers GET {base}/models within half a second."""
-        import openai
+        # A plain GET, not the SDK: Settings probes the local backends on every page load, and
+        # importing openai for that cost the desktop app 13 MiB (docs/performance.md §15).
+        import httpx2
 
-        if not (base_url or self.preset.base_url):
+        url = base_url or self.preset.base_url
+        if not url:
             return False
-        client = self._client(base_url or self.preset.base_url, None, timeout=PROBE_TIMEOUT, retries=0)
+        headers = {**(self.preset.headers or {}), "Authorization": f"Bearer {PLACEHOLDER_KEY}"}
         try:
-            await client.models.list()
-            return True
-        except (openai.AuthenticationError, openai.PermissionDeniedError):
-            return True  # it is there; it only wants a key
-        except openai.OpenAIError:
+            async with httpx2.AsyncClient(timeout=PROBE_TIMEOUT) as client:
+                response = await client.get(url.rstrip("/") + "/models", headers=headers)
+        except httpx2.HTTPError:
             return False
-        finally:
-            await client.close()
+        # 401/403: it is there; it only wants a key. Anything else but 2xx is not a backend.
+        return response.is_success or response.status_code in (401, 403)
 
 
 @hookimpl
