@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from moka_shell.bridge.params import Params, req_str
 from moka_shell.bridge.recording import RecordingMethods
 from moka_shell.bridge.storage import StorageMethods
+from moka_shell.core.views.redelivery import missed
 from moka_shell.core.views.reopen import reopen_view
 from moka_shell.core.views.window_moves import change_display_mode
 from moka_shell.errors import InvalidParamsError
@@ -26,7 +27,7 @@ class ViewMethods:
         """Method name → coroutine function."""
         return {"view.rpc": self.rpc, "view.event": self.event, "view.setDisplayMode": self.set_mode,
                 "view.close": self.close, "views.reopen": self.reopen, "views.get": self.get,
-                "views.list": self.list_live,
+                "views.list": self.list_live, "view.missed": self.missed,
                 **StorageMethods(self.app).methods(), **RecordingMethods(self.app).methods()}
 
     async def rpc(self, p: Params) -> dict[str, Any]:
@@ -39,6 +40,11 @@ class ViewMethods:
         kind, detail = p.get("kind"), p.get("detail") or {}
         if kind in ("mounted", "proxy-ready"):
             view.mark(kind.replace("-", "_"))
+            if kind == "mounted" and view.initialized and view.live:
+                # A new frame for a view that had one (a page reloaded, or remounted it after missing
+                # messages): what is sent now waits for its handshake, which feeds it everything again.
+                self.host.delivery.drop_inflight(view)
+                view.frame_lost()
         elif kind == "container" and isinstance(detail, dict):
             self.host.container_changed(view, detail)
         elif kind == "offscreen":
@@ -67,6 +73,10 @@ class ViewMethods:
         """Mount data of every view not closed or parked (the page resynchronises after a reconnect)."""
         return {"views": [self.host.describe(v) for v in list(self.host.views.values())
                           if v.state in ("loading", "ready", "failed")]}
+
+    async def missed(self, p: Params) -> dict[str, Any]:
+        """A view's messages after number ``after`` that a page missed (its socket dropped), or ``remount``."""
+        return missed(self.host.get(req_str(p, "viewId")).sent, p.get("after"))
 
     async def reopen(self, p: Params) -> dict[str, Any]:
         """Render a stored view again (a reopened conversation)."""

@@ -4,7 +4,8 @@ Every host → view message goes through ``send`` (queued while the view is not 
 once the view may hear it, ``post``: it is recorded as ``ui.rpc`` and pushed as ``view.post``,
 which every page socket carries to the view's proxy. A message for several views of a server
 (``to_server``) is pushed once, as ``view.broadcast``, and the page hands it to each: the socket
-carries it once however many views hear it (security finding G1, row 34).
+carries it once however many views hear it (security finding G1, row 34). Each message gets
+the view's next number and is kept a while, for a page that misses it (core/views/redelivery.py).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import asyncio
 from typing import Any
 
 from moka_shell.core.shell import Emit
+from moka_shell.core.views.redelivery import size_of
 from moka_shell.core.views.storage import CHANGED_METHOD
 from moka_shell.core.views.view import View
 from moka_shell.errors import BridgeError
@@ -39,7 +41,7 @@ class Delivery:
     def post(self, view: View, message: dict[str, Any]) -> None:
         """Push a message to a view that may hear it now (the caller checked its handshake)."""
         self._inspector.record("ui.rpc", logged(message), direction="out", server=view.server, view=view.id)
-        self._emit("view.post", {"viewId": view.id, "message": message})
+        self._emit("view.post", {"viewId": view.id, "message": message, "seq": view.sent.add(message)})
 
     def to_server(self, server: str, message: dict[str, Any], *, but: View | None = None) -> None:
         """Send to every live view of ``server`` (except ``but``): one push for those that may hear it now."""
@@ -53,10 +55,11 @@ class Delivery:
                 other.queue.append(message)
         if not ready:
             return
-        entry = logged(message)
+        entry, size = logged(message), size_of(message)
         for other in ready:
             self._inspector.record("ui.rpc", entry, direction="out", server=server, view=other.id)
-        self._emit("view.broadcast", {"viewIds": [v.id for v in ready], "message": message})
+        seqs = [v.sent.add(message, size) for v in ready]
+        self._emit("view.broadcast", {"viewIds": [v.id for v in ready], "message": message, "seqs": seqs})
 
     def flush(self, view: View) -> None:
         """A view just finished its handshake: its input and result (replayed), then what waited."""

@@ -86,6 +86,7 @@ def mount_data(view: View, wire_mode: str, proxy: str) -> dict[str, Any]:
         "title": view.tool.title or view.tool.name, "proxyUrl": proxy, "allow": view.policy.allow,
         "displayMode": view.display_mode, "wireMode": wire_mode, "state": view.state,
         "prefersBorder": view.resource.ui_meta.get("prefersBorder", None),
+        "seq": view.sent.seq,  # the last message numbered so far: the page expects the next (redelivery.py)
     }
     for key, value in (("conversationId", view.conversation_id), ("messageId", view.message_id),
                        ("recordId", view.record_id), ("height", view.height), ("failure", view.failure)):

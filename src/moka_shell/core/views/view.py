@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from moka_shell.core.mcp.catalog import ToolEntry, UiResource
 from moka_shell.core.views.csp import ViewPolicy
+from moka_shell.core.views.redelivery import SentLog
 from moka_shell.errors import ViewOrderError
 
 ViewState = Literal["loading", "ready", "failed", "parked", "closed"]
@@ -59,6 +60,7 @@ class View:
     viewport: dict[str, Any] = field(default_factory=dict)
     height: int | None = None
     queue: list[dict[str, Any]] = field(default_factory=list)
+    sent: SentLog = field(default_factory=SentLog)  # numbered messages, kept for a page that missed them
     pending: dict[int, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
     inflight: dict[Any, asyncio.Task[Any]] = field(default_factory=dict)
     next_id: int = 0
@@ -195,6 +197,7 @@ class View:
         self._initialized = False
         self.key = secrets.token_urlsafe(18)
         self.app_tools = []
+        self.sent.forget()
 
     def frame_lost(self) -> None:
         """Its frame went to another window (or with one): the next frame handshakes again and is fed again.
@@ -238,6 +241,7 @@ class View:
         self._result = None
         self.queue = []
         self.app_tools = []
+        self.sent.forget()
         self._released = True
 
     def restore(self, record: dict[str, Any] | None) -> None:

@@ -162,6 +162,7 @@ async function bootPopout(viewId) {
   const root = h("div", { class: CHECK_PAGE ? "popout-root check-root" : "popout-root", id: "popout-root" });
   document.body.prepend(root);
   viewHost.setPopout(viewId, { inline: CHECK_PAGE });
+  initResync(viewHost); // its view gets what it missed while the socket was down
   initShortcuts({ screens: SCREENS, navigate, current: () => null, popoutView: viewId });
   await api.connect();
   api.start();

@@ -86,6 +86,66 @@ function post(rec, message) {
   else rec.frame.contentWindow.postMessage(message, rec.origin);
 }
 
+// ---- messages the page missed (core/views/redelivery.py) ----------------------------------
+// Every host → view message carries its view's next number. One that skips numbers, or a
+// views.list after a reconnect whose number is ahead, means pushes were lost while the socket was
+// down: the page asks view.missed for them, or mounts the frame again when they are no longer kept.
+
+function deliver(rec, seq, message) {
+  if (typeof seq !== "number" || rec.seq === null || !rec.frame) {
+    // Unnumbered, the first one heard, or no frame here (a pop-out has it): nothing to put in order.
+    if (typeof seq === "number") rec.seq = Math.max(rec.seq ?? 0, seq);
+    post(rec, message);
+    return;
+  }
+  if (seq <= rec.seq) return; // handed over already (a replay crossed a live push)
+  if (seq === rec.seq + 1 && !rec.catching) {
+    rec.seq = seq;
+    post(rec, message);
+    return;
+  }
+  rec.held.push([seq, message]);
+  catchUp(rec);
+}
+
+async function catchUp(rec) {
+  if (rec.catching || rec.seq === null) return;
+  rec.catching = true;
+  let res = null;
+  try {
+    res = await api.call("view.missed", { viewId: rec.id, after: rec.seq });
+  } catch {
+    // The socket went again (or the view is gone): the next reconnect asks again.
+  }
+  rec.catching = false;
+  if (!res || views.get(rec.id) !== rec) return;
+  if (res.remount) {
+    // Too much was missed to give again: a new frame handshakes and is fed everything afresh.
+    rec.held = [];
+    rec.seq = res.seq;
+    if (rec.frame) mountFrame(rec);
+    return;
+  }
+  const all = [...(res.messages || []), ...rec.held.splice(0)].sort((a, b) => a[0] - b[0]);
+  for (const [seq, message] of all) {
+    if (seq <= rec.seq) continue;
+    if (seq !== rec.seq + 1) rec.held.push([seq, message]);
+    else {
+      rec.seq = seq;
+      post(rec, message);
+    }
+  }
+  if (rec.held.length) catchUp(rec);
+}
+
+/** After a reconnect: give a view what it missed, if its number in views.list is ahead of ours. */
+function resyncView(data) {
+  const rec = views.get(data?.viewId);
+  if (!rec || typeof data.seq !== "number" || rec.seq === null || data.seq <= rec.seq) return;
+  if (rec.frame) catchUp(rec);
+  else rec.seq = data.seq; // no frame here: it has nothing to be given
+}
+
 function report(rec, kind, detail = {}) {
   api.call("view.event", { viewId: rec.id, kind, detail }).catch(() => {});
 }
@@ -108,6 +168,9 @@ function createRecord(data) {
     state: "loading",
     popup: null,
     lastContainer: "",
+    seq: typeof data.seq === "number" ? data.seq : null, // the last numbered message handed to the frame
+    held: [], // numbered messages that came after a gap, until view.missed fills it
+    catching: false,
   };
   Object.assign(rec, buildCard(data, { inspect: () => openInspector(rec), close: () => closeView(rec) }));
   buildModeButtons(rec);
@@ -549,6 +612,9 @@ async function mountView(data) {
   rec.card.classList.remove("failed");
   rec.problems?.remove();
   if (data.height) rec.height = data.height; // a re-announced (un-parked) view keeps its size
+  // A new frame: it is fed from its handshake on, so what was numbered before is not its to get.
+  if (typeof data.seq === "number") rec.seq = Math.max(rec.seq ?? 0, data.seq);
+  rec.held = [];
   rec.state = "loading";
   rec.mode = null;
   applyMode(rec, data.displayMode || "inline", data.wireMode, data.opensWindow);
@@ -559,17 +625,17 @@ api.on("view.created", mountView);
 api.on(
   "view.post",
   withView((rec, d) => {
-    if (d.message && typeof d.message === "object") post(rec, d.message);
+    if (d.message && typeof d.message === "object") deliver(rec, d.seq, d.message);
   }),
 );
 // One message for several views of a server (a storage change): the socket carries it once, and
 // each view this page holds gets its own copy here (security finding G1, row 34).
 api.on("view.broadcast", (d) => {
   if (!Array.isArray(d?.viewIds) || !d.message || typeof d.message !== "object") return;
-  for (const id of d.viewIds) {
+  d.viewIds.forEach((id, i) => {
     const rec = views.get(id);
-    if (rec) post(rec, d.message);
-  }
+    if (rec) deliver(rec, Array.isArray(d.seqs) ? d.seqs[i] : undefined, d.message);
+  });
 });
 api.on(
   "view.size",
@@ -669,6 +735,8 @@ export const viewHost = {
   /** Mount a view from views.get data (a pop-out window has no view.created to wait for). */
   mount: mountView,
   has: (viewId) => views.has(viewId),
+  /** After a reconnect: give each view this page shows what it missed (views.list data). */
+  resync: resyncView,
   get mode() {
     return info.mode;
   },
