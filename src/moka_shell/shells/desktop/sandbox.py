@@ -19,6 +19,7 @@ from typing import Any
 
 from moka_shell.core.links import open_link_detail
 from moka_shell.errors import UnsafeLinkError
+from moka_shell.shells.desktop.menu import toolkit
 from moka_shell.web.view_guard import WEBRTC_GUARD_JS
 
 log = logging.getLogger("moka.desktop")
@@ -28,9 +29,11 @@ NEW_WINDOW_ASKER = "A page in Moka's window"
 def harden_qt(on_new_window: Callable[[str], None]) -> bool:
     """Route new-window requests to ``on_new_window(url)`` and guard every page against WebRTC.
 
-    Returns False when pywebview's Qt backend is not importable (GTK: WebRTC is off by default
-    there, and pywebview's GTK backend does its own new-window handling).
+    Returns False when pywebview will start GTK, or its Qt backend is not importable (GTK: WebRTC
+    is off by default there, and pywebview's GTK backend does its own new-window handling).
     """
+    if gtk_is_the_backend():
+        return False  # importing Qt WebEngine anyway cost a GTK window 55 MiB (docs/performance.md §15)
     try:
         from qtpy.QtWebEngineCore import QWebEngineScript
         from webview.platforms import qt
@@ -62,6 +65,20 @@ def harden_qt(on_new_window: Callable[[str], None]) -> bool:
         owner.scripts().insert(script)
 
     qt.BrowserView.WebPage.__init__ = init  # type: ignore[method-assign]
+    return True
+
+
+def gtk_is_the_backend() -> bool:
+    """Will pywebview surely start GTK? Decided as its start() decides: GTK first on Linux, if it imports.
+
+    Anything less sure answers False, so Qt is hardened whenever Qt may be the one that starts.
+    """
+    if toolkit() != "gtk":
+        return False
+    try:
+        import webview.platforms.gtk  # noqa: F401 - pywebview's own first choice; if it imports, GTK starts
+    except (ImportError, ValueError):  # what pywebview catches before it falls back to Qt
+        return False
     return True
 
 

@@ -42,8 +42,10 @@ def install(window: Any, mode: str) -> Any:
 
     Returns the overlay widget, or None on another backend. Call it from ``events.before_show``.
     """
-    view = getattr(getattr(window, "native", None), "webview", None)
-    if view is None:
+    native = getattr(window, "native", None)
+    view = getattr(native, "webview", None)
+    # GTK's window has a .webview too (WebKit's); Qt's classes are only for pywebview's Qt window.
+    if view is None or type(native).__module__ != "webview.platforms.qt":
         return None
     from qtpy.QtGui import QColor
 
