@@ -15,7 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from browser_support import Moka
+import pytest
+
+from browser_support import DEMO, Moka, npm_stdio
 from moka_shell.core.dev.reload import DevReload
 from support import SERVERS
 
@@ -110,5 +112,39 @@ def test_an_edit_re_renders_the_open_view_and_a_broken_one_keeps_it(moka_factory
         edit(script, "Hello from version three", "Hello from version four")
         frame = rendered(moka, view, "Hello from version four")
         assert text(frame, "#result") == result and card.count() == 1
+    finally:
+        moka.core.submit(dev.stop()).result(30)
+
+
+@pytest.mark.parametrize("server,tool", [("moka-demo", "roll_dice"), ("vanilla", "get-time")])
+def test_the_demo_and_an_official_example_app_re_render_after_a_reload(moka_factory, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                                      server: str, tool: str) -> None:
+    """A save in the watched folder restarts the demo server (or an official example app from tests/npm):
+    its view comes back in the same card, fed the same input and result, with no new call."""
+    config = DEMO if server == "moka-demo" else npm_stdio("mcp-server-basic-vanillajs")
+    moka: Moka = moka_factory({server: config})
+    watched = tmp_path / "src"
+    watched.mkdir()
+    (watched / "app.ts").write_text("// v1")
+    dev = DevReload(moka.app, server, [watched])
+    moka.core.submit(dev.start()).result(30)
+    try:
+        moka.open("runner")
+        view_id = moka.call("tools.run", {"server": server, "tool": tool, "arguments": {}})["viewId"]
+        view = moka.wait_view_ready(tool)
+        assert view.id == view_id
+        view_frame(moka, view.id, view.key)
+        first_key, generation = view.key, moka.app.servers.get(server).generation
+
+        (watched / "app.ts").write_text("// v2")
+        moka.wait(lambda: view.key != first_key and view.state == "ready" and "result_sent" in view.timings, 90,
+                  "the view re-rendered")
+        view_frame(moka, view.id, view.key)
+        assert moka.app.servers.get(server).generation > generation
+        sent = [e["message"] for e in moka.ui_rpc(view.id) if e["direction"] == "out"
+                and e["message"].get("method") == "ui/notifications/tool-result"]
+        assert len(sent) == 2 and sent[0] == sent[1], "the new frame gets the same result"
+        assert moka.page.locator(f'.view-card[data-view-id="{view.id}"]').count() == 1
+        moka.wait(lambda: moka.page.locator(".view-reload").count() == 0, 20, "no reload strip left")
     finally:
         moka.core.submit(dev.stop()).result(30)

@@ -41,6 +41,7 @@ class DevReload:
         self.watch = watch or FileWatch(self.roots)
         self.reloads = 0
         self.last: dict[str, Any] | None = None  # the newest dev.reload event
+        self.stamps: dict[str, float] = {}  # the newest reload's steps, perf_counter seconds (bench/reload.py)
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> int:
@@ -87,19 +88,21 @@ class DevReload:
         """Restart the server and re-render its views; the ``dev.reload`` event that says how it went."""
         self.reloads += 1
         started = time.perf_counter()
+        self.stamps = {"started": started}
         host = self.app.view_host
         conn = self.app.servers.get(self.server)
         views = reloadable(host, self.server)
         self._tell("restarting", changed, viewIds=[v.id for v in views])
         await asyncio.gather(conn.restart(), *(tear_down(host, v) for v in views))
         ready = await conn.wait_ready(conn.connect_timeout + READY_GRACE)
-        ready_at = time.perf_counter()
+        ready_at = self.stamps["ready"] = time.perf_counter()
         if not ready:
             return self._tell("failed", changed, viewIds=[v.id for v in views],
                               error=f"the server did not start: {conn.error or conn.status}",
                               seconds={"ready": round(ready_at - started, 3)})
         views = reloadable(host, self.server)  # one closed meanwhile is not brought back
         errors = await reload_views(host, views)
+        self.stamps["announced"] = time.perf_counter()
         return self._tell("reloaded", changed, viewIds=[v.id for v in views], errors=errors,
                           seconds={"ready": round(ready_at - started, 3),
                                    "views": round(time.perf_counter() - ready_at, 3)})
