@@ -1,7 +1,7 @@
 """``python -m bench``: measure Moka, print a table, write bench/results/latest-<mode>.json.
 
-    python -m bench --quick          every suite but memory_parts, few repeats (about 3 minutes)
-    python -m bench --full           every suite, more repeats, 100 views (about 10-12 minutes rested)
+    python -m bench --quick          every suite but memory_parts, few repeats (about 3-4 minutes; the soak 30 s)
+    python -m bench --full           every suite, more repeats, 100 views, the 5-minute soak (about 15-17 minutes rested)
     python -m bench --only render    some suites (comma-separated); writes only with --out
     python -m bench --report         regenerate the tables in docs/performance.md from the JSON
 
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench import appbridge_ref, bounds, memory, memory_floor, memory_gtk, memory_parts, reload, render, scale, startup, startup_x11, streaming, view_roundtrip
+from bench import appbridge_ref, bounds, memory, memory_floor, memory_gtk, memory_parts, reload, render, scale, soak, startup, startup_x11, streaming, view_roundtrip
 from bench.context import Context
 from bench.env import BENCH, machine
 from bench.report import write_report
@@ -32,7 +32,7 @@ SUITES: dict[str, Callable[[Context], list[Result]]] = {
     "startup": startup.run, "startup_x11": startup_x11.run, "render": render.run,
     "appbridge": appbridge_ref.run, "streaming": streaming.run, "bridge": view_roundtrip.run, "memory": memory.run,
     "memory_floor": memory_floor.run, "memory_parts": memory_parts.run, "memory_gtk": memory_gtk.run, "scale": scale.run,
-    "bounds": bounds.run, "reload": reload.run,
+    "bounds": bounds.run, "reload": reload.run, "soak": soak.run,
 }
 FULL_ONLY = {"memory_parts", "memory_gtk", "memory_floor"}  # minutes of driving the desktop app: --full or --only
 

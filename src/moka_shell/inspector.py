@@ -147,11 +147,12 @@ class Page:
     newest: int  # seq of the newest event recorded (0: none yet)
     before: int | None  # pass as `before` for the next older page; None when there are no older matches
     problem: str | None = None  # the disk log's problem, so the screen can say events are not saved
+    size: int = 0  # characters of the ring's lines now (its other cap, next to `capacity`)
 
     def to_json(self) -> dict[str, Any]:
         """The bridge's reply shape."""
         out = {"events": self.events, "matched": self.matched, "total": self.total, "capacity": self.capacity,
-               "newest": self.newest, "before": self.before}
+               "newest": self.newest, "before": self.before, "size": self.size}
         if self.problem:
             out["logProblem"] = self.problem
         return out
@@ -265,7 +266,7 @@ class Inspector:
         chosen = hits[start:end]
         return Page(events=[json.loads(e[_LINE]) for e in chosen], matched=len(hits), total=total,
                     capacity=self.capacity, newest=newest, before=chosen[0][_SEQ] if start > 0 and chosen else None,
-                    problem=self.problem)
+                    problem=self.problem, size=self._ring_size)
 
     @property
     def problem(self) -> str | None:

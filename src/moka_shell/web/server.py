@@ -117,6 +117,8 @@ class WebServer:
         self.sockets: set[WebSocket] = set()  # the pages connected now
         self.outboxes: dict[WebSocket, SocketOutbox] = {}  # what each of them has yet to be sent
         self.outbox_limit, self.outbox_live_limit = OUTBOX_LIMIT, OUTBOX_LIVE_LIMIT
+        self.outbox_peak = 0  # the most that waited for any page since start, closed sockets included
+        self.bridge.methods["app.sockets"] = self._sockets
         self._servers: list[uvicorn.Server] = []
         self._tasks: list[asyncio.Task[Any]] = []
         self._closing: set[asyncio.Task[None]] = set()  # close frames to pages that stopped reading
@@ -266,6 +268,7 @@ class WebServer:
         finally:
             self.sockets.discard(ws)
             self.outboxes.pop(ws, None)
+            self.outbox_peak = max(self.outbox_peak, outbox.peak)
             unsubscribe()
             unsubscribe_inspector()
             send_task.cancel()
@@ -275,6 +278,12 @@ class WebServer:
                 closing = asyncio.create_task(self._close_stalled(ws))
                 self._closing.add(closing)
                 closing.add_done_callback(self._closing.discard)
+
+    async def _sockets(self, p: dict[str, Any]) -> dict[str, Any]:
+        """The pages' sockets: how many are open, and their outboxes' bounds, peak and what waits now (characters)."""
+        return {"open": len(self.sockets), "limit": self.outbox_limit, "liveLimit": self.outbox_live_limit,
+                "peak": max([self.outbox_peak, *(o.peak for o in self.outboxes.values())]),
+                "waiting": sum(o.size for o in self.outboxes.values())}
 
     async def _close_stalled(self, ws: WebSocket) -> None:
         with contextlib.suppress(RuntimeError, OSError, asyncio.TimeoutError, WebSocketDisconnect):  # gone already
