@@ -83,6 +83,11 @@ def test_an_edit_re_renders_the_open_view_and_a_broken_one_keeps_it(moka_factory
         calls = [e for e in moka.app.inspector.query(limit=100000)
                  if e["channel"] == "mcp.rpc" and e.get("method") == "tools/call" and e.get("direction") == "out"]
         assert len(calls) == 1, "a reload must not call the tool again"
+        # The Tool runner keeps the tool picked (the server's tools went while it restarted).
+        # The server restarted for seconds, so the runner's list was emptied meanwhile; once it is back
+        # the same tool is picked, not the server's first.
+        moka.wait(lambda: page.locator("#runner-tool option").count() == 2, 30, "the tools listed again")
+        assert page.locator("#runner-tool").input_value() == "greet"
         after = [e for e in moka.app.inspector.query(limit=100000) if e.get("view") == view.id]
         assert after[:len(before)] == before, "the Inspector keeps what came before the reload"
 

@@ -56,6 +56,12 @@ def build_server() -> MCPServer:
     server = MCPServer("dev-app", version="0.0.1", log_level="WARNING")
     server.resource(URI, name="greeting", mime_type=APP_MIME)(page)
 
+    def farewell(name: str = "Ada") -> str:
+        return f"goodbye {name}"
+
+    # Listed first: the Tool runner must keep the tool the author picked (greet) across a reload.
+    server.add_tool(farewell, name="farewell", description="Says goodbye, with no view.")
+
     def greet(name: str = "Ada") -> str:
         return f"greeted {name} #{secrets.token_hex(4)}"  # a new call gives a new mark
 

@@ -40,6 +40,10 @@ function renderServers() {
 function renderTools(preferred) {
   const chosen = preferred || (wanted?.server === serverSel.value && wanted.tool) || toolSel.value;
   const tools = (store.tools || []).filter((t) => t.server === serverSel.value);
+  // A server restarting (`moka dev` after a save, Restart) lists no tools for a while: keep the
+  // tool picked, to pick it again when they are back rather than the server's first.
+  if (!tools.length && current?.server === serverSel.value && !wanted)
+    wanted = { server: current.server, tool: current.name };
   clear(toolSel);
   if (!tools.length)
     toolSel.append(h("option", { value: "", text: store.toolsLoaded ? "No tools" : "Loading tools…" }));
