@@ -1,5 +1,6 @@
 """What the core sends a view while the page's socket is down reaches it after the page reconnects
-(reliability finding N2: the tool result and the theme change were lost, and the view waited forever).
+(reliability finding N2: the tool result and the theme change were lost, and the view waited forever),
+and questions to the person asked meanwhile (an approval, a consent question) are shown when it is back.
 
 The real page in Chromium: its WebSocket goes through a Playwright route, so the test can drop it
 (the core closes it) and keep it down (the route refuses the page's reconnects) for as long as it
@@ -14,6 +15,8 @@ from typing import Any
 
 from browser_support import Moka
 from moka_shell.core.views import redelivery
+from moka_shell.testing.fake_openai import FakeOpenAIServer
+from support import SERVERS
 
 SERVER = {"command": sys.executable, "args": [str(Path(__file__).resolve().parents[1] / "servers" / "gated_server.py")]}
 
@@ -116,3 +119,52 @@ def test_a_view_that_missed_more_than_is_kept_is_mounted_again_and_fed_afresh(
     assert theme == "dark" and got[:2] == ["tool-input", "tool-result:released at last"]
     assert page.locator(f'.view-frame[data-view-id="{view.id}"]').count() == 1
     assert view.state == "ready" and view.initialized
+
+
+def test_questions_asked_while_the_socket_is_down_are_shown_when_it_is_back(
+        moka_factory: Any, tmp_path: Path) -> None:
+    """An approval and a consent question asked during the drop wait, and the page shows both once back."""
+    marker = tmp_path / "deleted.txt"
+    with FakeOpenAIServer() as srv:
+        moka: Moka = moka_factory(
+            {"files": {"command": sys.executable, "args": [str(SERVERS / "approval_server.py"), str(marker)]}},
+            agent={"backend": "ollama", "model": "fake-model", "baseUrls": {"ollama": srv.base_url}})
+        gate = SocketGate(moka.page)
+        page = moka.open("chat")
+        page.fill("#composer", "hello")
+        page.keyboard.press("Enter")
+        page.wait_for_selector('.msg[data-role="assistant"]:has-text("ok")', timeout=30000)
+        [conv] = moka.call("conversations.list")
+        srv.tool_then_reply("delete_all", {"reason": "clean up"}, "All gone.")
+
+        gate.shut = True
+        drop_sockets(moka)
+        moka.call("chat.send", {"conversationId": conv["id"], "text": "delete everything on files"})
+        moka.wait(lambda: moka.app.approvals.pending(), 30, "the call to wait for the person")
+        consent = moka.core.submit(moka.app.consent.ask("open_link", "files", {"url": "https://example.com/docs"}))
+        moka.wait(lambda: moka.app.consent.pending(), 30, "the consent question to wait for the person")
+        moka.wait(lambda: gate.refused, 30, "a reconnect to be refused")
+        gate.shut = False
+
+        page.locator("#consent-dialog #consent-allow").click(timeout=30000)
+        assert consent.result(30) is True
+        card = page.locator('.tool-card[data-status="approval"]')
+        card.wait_for(timeout=30000)
+        card.locator('[data-decision="once"]').click()
+        page.locator('.tool-card[data-status="done"]').wait_for(timeout=30000)
+    assert marker.read_text() == "deleted: clean up"
+
+
+def test_a_question_asked_while_the_page_reloads_is_shown_by_the_new_page(moka_factory: Any) -> None:
+    moka: Moka = moka_factory({"gated": SERVER})
+    gate = SocketGate(moka.page)
+    page = moka.open("runner")
+    gate.shut = True  # the reloaded page can't connect until the question was asked
+    page.reload()
+    moka.wait(lambda: not moka.web.sockets, 30, "the old page's socket to close")
+    consent = moka.core.submit(moka.app.consent.ask("open_link", "gated", {"url": "https://example.com/docs"}))
+    moka.wait(lambda: moka.app.consent.pending(), 30, "the consent question to wait for the person")
+    moka.wait(lambda: gate.refused, 30, "the new page's socket to be refused")
+    gate.shut = False
+    page.locator("#consent-dialog #consent-deny").click(timeout=30000)
+    assert consent.result(30) is False and not moka.app.consent.pending()

@@ -22,7 +22,8 @@ class AppMethods:
     def methods(self) -> dict[str, Any]:
         """Method name → coroutine function."""
         return {"app.info": self.info, "app.hello": self.hello, "theme.get": self.theme_get,
-                "theme.set": self.theme_set, "theme.system": self.theme_system, "consent.answer": self.consent_answer}
+                "theme.set": self.theme_set, "theme.system": self.theme_system, "consent.answer": self.consent_answer,
+                "consent.pending": self.consent_pending}
 
     async def info(self, p: Params) -> dict[str, Any]:
         """Version, mode, origins, files, limits and every start-up problem."""
@@ -56,6 +57,10 @@ class AppMethods:
     async def theme_system(self, p: Params) -> dict[str, Any]:
         """The system's colour scheme changed."""
         return self.app.appearance.set_system_dark(bool(p.get("dark")))
+
+    async def consent_pending(self, p: Params) -> list[dict[str, Any]]:
+        """The consent requests waiting for the person (a page that reconnects or reloads shows them)."""
+        return self.app.consent.pending()
 
     async def consent_answer(self, p: Params) -> dict[str, Any]:
         """The person answered a consent request."""

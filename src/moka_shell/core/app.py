@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +46,10 @@ if TYPE_CHECKING:
     from moka_shell.hookspecs import PluginApp
 
 log = logging.getLogger("moka")
+
+# A page's reconnect backs off to 8 s, and a reload takes a moment: while no front end is there for
+# less than this, a question (approval, consent, elicitation) is still asked, and shown when it is back.
+ASK_GRACE = 30.0
 Listener = Callable[[str, Any], None]
 
 
@@ -69,13 +74,14 @@ class MokaApp:
         mask_logs()
         self.inspector = Inspector(paths.inspector_dir, max_log_bytes=config.inspector.max_log_mb * 2**20)
         self._listeners: list[Listener] = []
+        self._left_at: float | None = None  # when the last front end went (a page's socket dropped)
         self.transports: dict[str, Registered[Transport]] = self.plugins.registry("transports")
         self.backends: dict[str, Registered[AgentBackend]] = self.plugins.registry("backends")
         self.themes: dict[str, Registered[ThemeProvider]] = self.plugins.registry("themes")
         self.display_modes: dict[str, Registered[DisplayMode]] = self.plugins.registry("display_modes")
         self.calls = CallTracker(self.emit)
         # interactive=False (moka chat): nobody will answer a question, so none is asked and none waits.
-        can_ask: Callable[[], bool] = lambda: interactive and bool(self._listeners)
+        can_ask: Callable[[], bool] = lambda: interactive and self._someone_there()
         # A server's question (elicitation) is never left waiting where nobody can answer, nor in a check:
         # there the answers given up front (``answers``, the CLI's --answer…) answer it, or it is refused.
         # Its links open through the view host, made below (the lambda reads it when a link is opened).
@@ -143,7 +149,20 @@ class MokaApp:
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Receive every pushed UI event; returns an unsubscribe function."""
         self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+        return lambda: self._unsubscribe(listener)
+
+    def _unsubscribe(self, listener: Listener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+            if not self._listeners:
+                self._left_at = time.monotonic()
+
+    def _someone_there(self) -> bool:
+        """Is a front end connected, or was one a moment ago (a dropped socket, a reload: it comes back)?
+
+        A question asked in between waits, and the page shows it when it is back (``*.pending``).
+        """
+        return bool(self._listeners) or (self._left_at is not None and time.monotonic() - self._left_at < ASK_GRACE)
 
     def emit(self, event: str, data: Any) -> None:
         """Push an event to every front end."""

@@ -25,6 +25,7 @@ class Consent:
         self._mode = mode
         self._someone_listening = someone_listening
         self._pending: dict[str, asyncio.Future[bool]] = {}
+        self._asked: dict[str, dict[str, Any]] = {}  # what each waiting request said, for a page that missed it
         self._seq = 0
 
     async def ask(self, action: str, server: str, detail: dict[str, Any]) -> bool:
@@ -49,13 +50,19 @@ class Consent:
         request_id = f"q{self._seq}"
         fut: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = fut
-        self._emit("consent.request", {"requestId": request_id, "action": action, "server": server, "detail": detail})
+        self._asked[request_id] = {"requestId": request_id, "action": action, "server": server, "detail": detail}
+        self._emit("consent.request", self._asked[request_id])
         try:
             return await asyncio.wait_for(fut, timeout=CONSENT_TIMEOUT)
         except asyncio.TimeoutError:
             return False
         finally:
             self._pending.pop(request_id, None)
+            self._asked.pop(request_id, None)
+
+    def pending(self) -> list[dict[str, Any]]:
+        """The requests waiting for the person now (a page that reconnects or reloads shows them)."""
+        return list(self._asked.values())
 
     def answer(self, request_id: str, allow: bool, remember: bool, action: str | None = None) -> None:
         """The person answered a consent request (and may want it remembered)."""

@@ -130,6 +130,7 @@ def trust_would_run(settings: ApprovalSettings, server: str, tool: str, annotati
 class _Pending:
     future: asyncio.Future[tuple[Answer, dict[str, Any] | None]]
     call: ToolCall
+    conversation_id: str = ""
 
 
 class Approvals:
@@ -181,7 +182,7 @@ class Approvals:
                          **({"offerTrust": True} if offer else {}),
                          **({"fromApp": {"server": origin.server, "tool": origin.tool}} if origin.from_app else {})}
         fut: asyncio.Future[tuple[Answer, dict[str, Any] | None]] = asyncio.get_running_loop().create_future()
-        self._pending[call.id] = _Pending(fut, call)
+        self._pending[call.id] = _Pending(fut, call, cid)
         publish(call)
         self._emit("chat.approval", {"conversationId": cid, "messageId": call.message_id, "call": call.to_json()})
         try:
@@ -204,8 +205,9 @@ class Approvals:
         return pending.call if pending is not None else None
 
     def pending(self) -> list[dict[str, Any]]:
-        """Calls waiting for the person now (for a UI that connects late)."""
-        return [p.call.to_json() for p in self._pending.values()]
+        """Calls waiting for the person now (for a UI that connects late, or reconnects), with where they are."""
+        return [{**p.call.to_json(), "conversationId": p.conversation_id, "messageId": p.call.message_id}
+                for p in self._pending.values()]
 
     def answer(self, call_id: str, answer: Answer, arguments: dict[str, Any] | None = None) -> None:
         """The person's answer to one waiting call; edited ``arguments`` replace the model's."""

@@ -7,6 +7,7 @@ import { icon } from "./icons.js";
 import { button, openDialog } from "./ui.js";
 
 const queue = [];
+const known = new Set(); // request ids queued or shown: one asked again after a reconnect is not shown twice
 let showing = false;
 
 const ACTIONS = {
@@ -118,6 +119,22 @@ function describe(action, detail = {}) {
   return parts;
 }
 
+function ask(req) {
+  if (!req?.requestId || known.has(req.requestId)) return;
+  known.add(req.requestId);
+  queue.push(req);
+  next();
+}
+
+function catchUp() {
+  api
+    .call("consent.pending")
+    .then((reqs) => {
+      for (const req of reqs || []) ask(req);
+    })
+    .catch(() => {});
+}
+
 function next() {
   if (showing || !queue.length) return;
   showing = true;
@@ -191,12 +208,10 @@ function b64ToBytes(b64) {
 }
 
 export function initConsent() {
-  api.on("consent.request", (req) => {
-    if (req?.requestId) {
-      queue.push(req);
-      next();
-    }
-  });
+  api.on("consent.request", ask);
+  // A request made while the socket was down (or before a reload) went to no page: ask for them.
+  api.on("api.reconnected", catchUp);
+  catchUp();
   api.on("download.ready", (d) => {
     if (!d?.dataBase64) return;
     downloadBlob(

@@ -384,6 +384,18 @@ function wire() {
     const c = convFor(d?.conversationId);
     if (c && d.call) upsertCall(c, d.messageId, d.call);
   });
+  // An approval asked while the socket was down went to no page: the open ones come again.
+  api.on("api.reconnected", () => {
+    api
+      .call("chat.approvals")
+      .then((calls) => {
+        for (const call of calls || []) {
+          const c = convs.get(call.conversationId);
+          if (c?.loaded) upsertCall(c, call.messageId, call);
+        }
+      })
+      .catch(() => {});
+  });
   api.on("chat.context", (d) => {
     const c = convFor(d?.conversationId);
     if (!c || c.win?.hasNewer) return; // only a marker, and the thread shows an older stretch
