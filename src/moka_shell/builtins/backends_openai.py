@@ -327,7 +327,7 @@ class OpenAICompatBackend(BaseBackend):
     async def probe(self, base_url: str | None = None) -> bool:
         """True if a server answers GET {base}/models within half a second."""
         # A plain GET, not the SDK: Settings probes the local backends on every page load, and
-        # importing openai for that cost the desktop app 13 MiB (docs/performance.md §15).
+        # importing openai for that cost the desktop app 13 MiB (docs/performance.md §17).
         import httpx2
 
         url = base_url or self.preset.base_url

@@ -33,7 +33,7 @@ def harden_qt(on_new_window: Callable[[str], None]) -> bool:
     is off by default there, and pywebview's GTK backend does its own new-window handling).
     """
     if gtk_is_the_backend():
-        return False  # importing Qt WebEngine anyway cost a GTK window 55 MiB (docs/performance.md §15)
+        return False  # importing Qt WebEngine anyway cost a GTK window 55 MiB (docs/performance.md §17)
     try:
         from qtpy.QtWebEngineCore import QWebEngineScript
         from webview.platforms import qt

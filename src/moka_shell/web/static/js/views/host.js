@@ -681,7 +681,7 @@ api.on(
     if (d.state === "loading" && !rec.frame && rec.wire !== "popout") mountFrame(rec);
     setState(rec, d.state);
     // A view's start (its bundle parsed and run) leaves garbage V8 keeps until it must: in the
-    // desktop shell 10 fresh views left ~28 MiB of the page's renderer (docs/performance.md §15).
+    // desktop shell 10 fresh views left ~28 MiB of the page's renderer (docs/performance.md §17).
     if (d.state === "ready") collectSoon();
   }),
 );
