@@ -19,7 +19,10 @@ from moka_shell.shells.check.qt_grab import qt_grabber
 from moka_shell.shells.qt_env import prepare_qt_environment
 
 # What this engine cannot do that Chromium can (the report names each one an option needed).
-NO_PROBE = "look inside the view's frame, so a view that never sizes itself is a warning, not a 'blank view' failure"
+NO_PROBE = ("look inside the view's frame (its text, elements and clipping); blankness is judged by the pixels "
+            "it paints")
+# Without a grab (GTK) not even pixels are read.
+NO_PROBE_NO_GRAB = "look inside the view's frame, so a view that never sizes itself is a warning, not a 'blank view' failure"
 
 
 # Where the view's frame is in the window, in device pixels, read from Moka's own page (never
@@ -34,7 +37,7 @@ class WebviewEngine(UrlEngine):
 
     def __init__(self, open_url: Callable[[str], None], grab: Callable[[str], bool] | None,
                  run_js: Callable[[str], Any] | None = None) -> None:
-        super().__init__("webview", open_url, (NO_PROBE,) if grab else ("screenshots", NO_PROBE))
+        super().__init__("webview", open_url, (NO_PROBE,) if grab else ("screenshots", NO_PROBE_NO_GRAB))
         self._grab = grab
         self._run_js = run_js
 
