@@ -309,3 +309,47 @@ async def test_server_sampling_needs_consent(paths: Paths, policy: str) -> None:
                 assert not srv.requests  # nothing reached the provider
         finally:
             await app.stop()
+
+
+class _CrashingBackend:
+    """A backend plugin with a bug: it starts a tool call, then fails with an error of its own making."""
+
+    from moka_shell import hookimpl as _hookimpl
+
+    @_hookimpl
+    def register_agent_backends(self, register: Any) -> None:
+        from moka_shell import BaseBackend, ToolCallStart
+
+        class Crashing(BaseBackend):
+            backend_id = "crashing"
+            default_model = "crash-1"
+
+            async def stream(self, request: Any) -> Any:
+                yield ToolCallStart(call_id="c1", name="roll_dice")
+                raise KeyError("choices")  # a provider's reply the plugin did not expect
+
+        register(Crashing())
+
+
+async def test_a_backend_bug_ends_the_turn_in_words_with_no_python_error(paths: Paths) -> None:
+    """A fault Moka did not foresee ends every card the turn started and says why in words; the
+    exception's type and text go to the Inspector (and the log), never to the person."""
+    config = MokaConfig(mcpServers={"moka-demo": demo()})
+    config.agent.backend = "crashing"
+    events = EventRecorder()
+    host = PluginHost(extra=[InMemoryTransport(build_server).plugin(), _CrashingBackend()])
+    app = await start_app(paths, config=config, plugins=host, events=events)
+    try:
+        cid = app.chat.start_turn(None, "roll")
+        await app.chat.wait(cid)
+        messages = app.store.messages(cid)
+        logged = [e for e in app.inspector.query(limit=500) if e.get("method") == "agent/error"]
+    finally:
+        await app.stop()
+    said = [d["message"] for e, d in events if e == "chat.error"]
+    assert said and "KeyError" not in said[0] and "'choices'" not in said[0], said
+    assert "conversation is kept" in said[0] and "Inspector" in said[0]
+    assert "KeyError" not in (messages[-1].get("error") or "")
+    cards = [c for m in messages for c in m.get("toolCalls", [])]
+    assert cards and all(c["status"] == "error" for c in cards), cards  # no card left "running"
+    assert any("KeyError" in str(d) for d in logged), logged

@@ -29,7 +29,7 @@ from moka_shell.core.chat.backends import (
 from moka_shell.core.chat.history import app_message_text, build_history
 from moka_shell.core.chat.media import Attachment
 from moka_shell.core.chat.instructions import with_instructions
-from moka_shell.core.chat.request import build_request, choose, detect_local
+from moka_shell.core.chat.request import Choice, build_request, choose, detect_local
 from moka_shell.core.chat.partial_feed import PartialFeed
 from moka_shell.core.chat.sampling import sample_once, sampling_messages
 from moka_shell.core.chat.store import Store
@@ -182,6 +182,7 @@ class ChatEngine:
     async def _run(self, turn: Turn, backend_id: str | None, model: str | None) -> None:
         cid = turn.conversation_id
         reply: dict[str, Any] | None = None
+        choice: Choice | None = None
         try:
             choice = choose(self.config.agent, self.store.settings(cid), backend_id, model)
             backend = self.backend(choice.backend)
@@ -217,8 +218,13 @@ class ChatEngine:
             self._fail(turn, reply, str(exc), "error")
         except Exception as exc:  # a backend bug must not lose the conversation
             log.exception("chat turn failed")
-            self._fail(turn, reply, f"the turn stopped on a fault in the model backend ({type(exc).__name__}: {exc}); "
-                                    "the conversation is kept, and the Inspector has the details", "error")
+            # The person gets words; the exception's type and text (a Python detail) go to the
+            # Inspector and the log, where whoever debugs the backend looks.
+            where = f" (model backend {choice.backend!r})" if choice is not None else ""
+            self.inspector.record("agent", {"event": "fault", "error": SECRETS.mask(f"{type(exc).__name__}: {exc}"),
+                                            "where": where.strip(" ()")}, method="agent/error")
+            self._fail(turn, reply, f"the turn stopped on an unexpected fault{where}; the conversation is kept, "
+                                    "and the Inspector has the details", "error")
         finally:
             with contextlib.suppress(StoreError):  # a full disk: marked at the next start instead
                 self.store.end_replies(cid)  # what is still "streaming" after this was cut off by a crash
