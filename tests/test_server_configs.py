@@ -35,15 +35,17 @@ def starting_config(root: Path) -> dict[str, Any]:
         "logLevel": "debug", "roots": [str(root)], "madeUpByAPlugin": {"x": 1}}}}
 
 
-async def edit_in_the_ui(folder: Path, config: dict[str, Any]) -> dict[str, Any]:
+STDIO_EDIT = {"command": "node", "args": ["new.js", "--flag"], "env": {"NEW": "2"}}
+
+
+async def edit_in_the_ui(folder: Path, config: dict[str, Any], edit: dict[str, Any] = STDIO_EDIT) -> dict[str, Any]:
     """What the Edit dialog sends (js/servers/dialog.js read()), through the bridge of a real app."""
     paths = Paths(folder / "config.json", folder / "data")
     paths.config_file.write_text(json.dumps(config))
     app = await start_app(paths, store=False, endpoints=None, ready_within=None)
     try:
         reply = await Bridge(app).handle({"id": 1, "method": "servers.add", "params": {
-            "name": "tool", "replace": True,
-            "config": {"command": "node", "args": ["new.js", "--flag"], "env": {"NEW": "2"}}}})
+            "name": "tool", "replace": True, "config": edit}})
         assert "error" not in reply, reply
     finally:
         await app.stop()
@@ -67,6 +69,50 @@ async def test_cli_replace_and_the_ui_edit_give_the_same_entry(tmp_path: Path) -
     assert by_cli == by_ui
     kept = {k: v for k, v in start["mcpServers"]["tool"].items() if k not in ("command", "args", "env", "cwd")}
     assert by_ui == {"command": "node", "args": ["new.js", "--flag"], "env": {"NEW": "2"}, **kept}
+
+
+URL = "http://127.0.0.1:9/mcp"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("entry", "cli", "ui", "expected"), [
+    # The bridge may be sent `type: "http"` for a URL (the dialog's configFrom did so); the CLI sends none.
+    ({"type": "http", "url": URL, "trustAnnotations": True, "disabled": True},
+     ["--url", URL], {"type": "http", "url": URL},
+     {"type": "http", "url": URL, "trustAnnotations": True, "disabled": True}),
+    ({"url": URL, "trustAnnotations": True},
+     ["--url", URL], {"type": "http", "url": URL},
+     {"url": URL, "trustAnnotations": True}),
+    ({"type": "streamable-http", "url": URL, "trustAnnotations": True},
+     ["--url", URL, "--header", "X-Key=1"], {"type": "http", "url": URL, "headers": {"X-Key": "1"}},
+     {"type": "streamable-http", "url": URL, "headers": {"X-Key": "1"}, "trustAnnotations": True}),
+    # Legacy HTTP+SSE: the dialog shows a plugin/other transport's type and sends it; the CLI gives --type.
+    ({"type": "sse", "url": URL, "trustAnnotations": True},
+     ["--url", URL, "--type", "sse"], {"type": "sse", "url": URL},
+     {"type": "sse", "url": URL, "trustAnnotations": True}),
+    # Another URL is another server: trust is not brought along, by either surface.
+    ({"type": "http", "url": URL, "trustAnnotations": True, "timeout": 5},
+     ["--url", URL + "/other"], {"type": "http", "url": URL + "/other"},
+     {"type": "http", "url": URL + "/other", "timeout": 5}),
+    # SSE to streamable HTTP on the same URL is another transport: its type goes, and the trust with it.
+    ({"type": "sse", "url": URL, "trustAnnotations": True},
+     ["--url", URL], {"url": URL},  # the dialog's Remote choice with its type field cleared
+     {"url": URL}),
+], ids=["http", "url-without-type", "streamable-http-spelling", "sse", "other-url", "sse-to-http"])
+async def test_cli_replace_and_the_ui_edit_give_the_same_entry_for_a_url(
+        tmp_path: Path, entry: dict[str, Any], cli: list[str], ui: dict[str, Any], expected: dict[str, Any]) -> None:
+    """`same_server` compared the raw `type` (None from the CLI, "http" from the dialog): replacing an HTTP
+    entry with the same URL, the CLI dropped its `type` and `trustAnnotations` while the UI kept both."""
+    start = {"mcpServers": {"tool": entry}}
+    (tmp_path / "cli").mkdir()
+    cli_config = tmp_path / "cli" / "config.json"
+    cli_config.write_text(json.dumps(start))
+    done = await asyncio.to_thread(moka_cli, cli_config, "servers", "add", "tool", "--replace", *cli)
+    assert done.returncode == 0, done.stderr
+    by_cli = json.loads(cli_config.read_text())["mcpServers"]["tool"]
+    (tmp_path / "ui").mkdir()
+    by_ui = await edit_in_the_ui(tmp_path / "ui", start, ui)
+    assert by_cli == by_ui == expected
 
 
 def test_replace_sets_the_connection_and_keeps_the_settings() -> None:

@@ -82,7 +82,7 @@ describe("configFrom", () => {
   test("a remote server, with headers; a plugin's transport type", () => {
     assert.deepEqual(
       configFrom({ ...fields, stdio: false, url: " https://x.example/mcp ", headers: "Authorization: Bearer t" }),
-      { type: "http", url: "https://x.example/mcp", headers: { Authorization: "Bearer t" } },
+      { url: "https://x.example/mcp", headers: { Authorization: "Bearer t" } }, // no `type`: as `moka servers add --url`
     );
     assert.deepEqual(configFrom({ ...fields, command: "srv", type: " websocket " }), {
       command: "srv",

@@ -11,9 +11,16 @@ so every rule about an entry is written once. The main one is what *replace* mea
 So ``moka servers add NAME --replace …`` and the UI's Edit give the same entry. To drop the kept
 settings as well, remove the server and add it again.
 
+``type`` counts by the transport it names (``ServerConfig.transport_id``), not by its spelling: a URL
+without a ``type``, ``"http"`` and ``"streamable-http"`` are all the streamable HTTP transport. Neither
+the dialog (js/servers/config.js) nor ``moka servers add --url`` shows the spelling, and a caller of
+the bridge may send ``type: "http"`` where the CLI sends none; so while a replacement keeps the
+transport, the entry keeps its own spelling of it (or its lack of one), and both surfaces give the
+same entry.
+
 One kept setting is about *which* server it is: ``trustAnnotations`` (the person goes by its tool
 annotations) is kept only while the server is started or reached as before (the same ``command``
-and ``args``, ``url`` and ``type``); a replacement that points elsewhere is a server the person has
+and ``args``, ``url`` and transport); a replacement that points elsewhere is a server the person has
 not said to trust, unless the new entry says so itself. An import never brings it: a file from
 another host does not speak for the person here.
 """
@@ -29,22 +36,30 @@ from moka_shell.errors import InvalidParamsError, ServerExistsError, UnknownServ
 
 # How a server is started or reached: what the Add/Edit dialog and `moka servers add` set.
 CONNECTION_FIELDS = frozenset({"command", "args", "env", "cwd", "url", "headers", "type"})
-IDENTITY_FIELDS = ("command", "args", "url", "type")  # which server it is (env, cwd, headers tune it)
+IDENTITY_FIELDS = ("command", "args", "url", "transport_id")  # which server it is (env, cwd, headers tune it)
 TRUST_KEY = "trustAnnotations"
 TAKEN_REASON = "a server with this name already exists"
 
 
 def same_server(a: ServerConfig, b: ServerConfig) -> bool:
-    """Are ``a`` and ``b`` started or reached the same way (the same program and arguments, or URL)?"""
+    """Are ``a`` and ``b`` started or reached the same way (the same program and arguments, or URL, by the
+    same transport, however its ``type`` is spelt)?"""
     return all(getattr(a, f) == getattr(b, f) for f in IDENTITY_FIELDS)
 
 
 def replaced(old: ServerConfig | None, new: ServerConfig) -> ServerConfig:
     """``new`` as a replacement of ``old``: its connection fields, and old's other settings unless new sets them."""
-    kept = {k: v for k, v in (old.to_json() if old else {}).items() if k not in CONNECTION_FIELDS}
-    if old is not None and not same_server(old, new):
+    if old is None:
+        return ServerConfig.model_validate(new.to_json())
+    kept = {k: v for k, v in old.to_json().items() if k not in CONNECTION_FIELDS}
+    if not same_server(old, new):
         kept.pop(TRUST_KEY, None)  # trust was given to the server as it was reached (module docstring)
-    return ServerConfig.model_validate({**kept, **new.to_json()})
+    given = new.to_json()
+    if old.transport_id == new.transport_id:  # the same transport: the entry's own spelling of it stays
+        given.pop("type", None)
+        if old.type is not None:
+            given["type"] = old.type
+    return ServerConfig.model_validate({**kept, **given})
 
 
 def untrusted(entry: ServerConfig) -> ServerConfig:

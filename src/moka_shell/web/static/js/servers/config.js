@@ -76,7 +76,7 @@ export function configFrom({ name, stdio, command, env, cwd, url, headers, type 
     if (cwd.trim()) config.cwd = cwd.trim();
   } else {
     if (!/^https?:\/\//.test(url.trim())) throw new Error("The URL must start with http:// or https://.");
-    config = { type: "http", url: url.trim() };
+    config = { url: url.trim() }; // a URL is streamable HTTP unless `type` names another transport, as in the CLI
     const hs = parsePairs(headers, ":");
     if (Object.keys(hs).length) config.headers = hs;
   }
