@@ -1,4 +1,5 @@
-"""Helpers shared by the tests: where the test servers and npm example servers are, a server manager, until()."""
+"""Helpers shared by the tests: where the test servers and npm example servers are, a server manager, until()
+(and until_sync() for a test without an event loop)."""
 
 from __future__ import annotations
 
@@ -130,4 +131,15 @@ async def until(check: Callable[[], T], what: str = "the condition", timeout: fl
         if time.monotonic() > deadline:
             raise AssertionError(f"never happened within {timeout:g} s: {what}")
         await asyncio.sleep(0.01)
+    return value
+
+
+def until_sync(check: Callable[[], T], what: str = "the condition", timeout: float = 30.0) -> T:
+    """``until`` for a test that runs no event loop (it drives a ``moka serve`` process from threads):
+    the same wait, with ``time.sleep`` between looks."""
+    deadline = time.monotonic() + timeout
+    while not (value := check()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never happened within {timeout:g} s: {what}")
+        time.sleep(0.02)
     return value

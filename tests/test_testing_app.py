@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-
+import ast
 from pathlib import Path
+
+import pytest
 
 from moka_shell.config import MokaConfig, ServerConfig
 from moka_shell.demo.server import build_server
@@ -13,6 +14,7 @@ from moka_shell.paths import Paths
 from moka_shell.plugins import PluginHost
 from moka_shell.testing import EventRecorder, running_app, start_app
 from moka_shell.testing.memory import InMemoryTransport
+from support import ROOT, until, until_sync
 
 pytestmark = pytest.mark.anyio
 
@@ -70,3 +72,28 @@ def test_the_recorder_keeps_what_it_is_told_to() -> None:
     assert [e for e, _ in everything] == ["servers.changed", "consent.request", "view.post"]
     assert asked == [("consent.request", {"id": "a"})] and asked.data() == [{"id": "a"}]
     assert everything.data("servers.changed") == [[1]]
+
+
+def test_one_until_for_every_test() -> None:
+    """tests/support.py holds the tests' one ``until`` (and its form for a test without an event loop);
+    no other test module waits with a copy of its own (tests/reliability had two)."""
+    copies = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        if "node_modules" in path.parts or path == ROOT / "tests" / "support.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("until"):
+                copies.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+    assert copies == []
+
+
+async def test_until_returns_what_it_waited_for_and_names_what_never_came() -> None:
+    """Both forms: the truthy value is returned; a condition never met fails with its name."""
+    looks = iter([0, None, "there"])
+    assert until_sync(lambda: next(looks), "the third look") == "there"
+    with pytest.raises(AssertionError, match="never happened within 0.05 s: the sky falling"):
+        until_sync(lambda: False, "the sky falling", timeout=0.05)
+    looks = iter([[], [1]])
+    assert await until(lambda: next(looks)) == [1]
+    with pytest.raises(AssertionError, match="the sky falling"):
+        await until(lambda: False, "the sky falling", timeout=0.05)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from moka_shell.paths import Paths
 from moka_shell.testing import EventRecorder, running_app
 from serve_driver import Serve
 from support import until as until_async
+from support import until_sync
 
 pytestmark = pytest.mark.xdist_group("config-races")
 ROUNDS = 100  # as the finding measured: 11 of 100 were lost in each style
@@ -52,15 +52,6 @@ def hand_edits(path: Path, rounds: int, write: Any, rewritten: Any) -> None:
         rewritten(text, f"hand_{k}")
 
 
-def until(check: Any, what: str, timeout: float = 60.0) -> None:
-    """Wait for a condition (a bound on waiting, not a claim about time)."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not reached: {what}")
-        time.sleep(0.02)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("write", [write_in_place, write_and_rename], ids=["in-place", "rename"])
 def test_no_hand_edit_is_lost_while_moka_saves(tmp_path: Path, write: Any) -> None:
@@ -80,7 +71,7 @@ def test_no_hand_edit_is_lost_while_moka_saves(tmp_path: Path, write: Any) -> No
     ui = threading.Thread(target=ui_saves, daemon=True)
     ui.start()
     try:
-        until(lambda: sets[0] > 2, "Moka saving")
+        until_sync(lambda: sets[0] > 2, "Moka saving", timeout=60)
 
         def rewritten(ours: str, edit: str) -> None:
             # As an editor that reloads the file Moka wrote: with the edit in it. A save Moka is still
@@ -94,7 +85,7 @@ def test_no_hand_edit_is_lost_while_moka_saves(tmp_path: Path, write: Any) -> No
                 except ValueError:  # Moka's writes are whole; read again
                     return False
 
-            until(saved_with_it, f"Moka writing the file after the hand edit, with {edit} in it")
+            until_sync(saved_with_it, f"Moka writing the file after the hand edit, with {edit} in it", timeout=60)
 
         hand_edits(config, ROUNDS, write, rewritten)
         stop.set()
@@ -108,11 +99,11 @@ def test_no_hand_edit_is_lost_while_moka_saves(tmp_path: Path, write: Any) -> No
 
         # A lost edit never comes back: wait a bounded while for the last one to be taken in, then count.
         try:
-            until(lambda: wanted <= running(), "the running instance has every hand edit", timeout=30)
+            until_sync(lambda: wanted <= running(), "the running instance has every hand edit", timeout=30)
         except AssertionError:
             pass
-        until(lambda: json.loads(config.read_text(encoding="utf-8"))["agent"].get("systemPrompt")
-              == "the last UI change", "the last UI change saved", timeout=30)
+        until_sync(lambda: json.loads(config.read_text(encoding="utf-8"))["agent"].get("systemPrompt")
+                   == "the last UI change", "the last UI change saved", timeout=30)
         on_disk = json.loads(config.read_text(encoding="utf-8"))
         lost_from_file = sorted(wanted - set(on_disk["mcpServers"]), key=lambda n: int(n.split("_")[1]))
         lost_from_moka = sorted(wanted - running(), key=lambda n: int(n.split("_")[1]))

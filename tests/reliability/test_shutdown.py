@@ -18,26 +18,17 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from serve_driver import Serve
+from support import until_sync
 
 pytestmark = pytest.mark.xdist_group("shutdown")
 SERVERS = Path(__file__).resolve().parent.parent / "servers"
 EXIT_CAP = 90.0  # a hang guard: a stop that works takes seconds, the broken one never ended
-
-
-def until(check: Any, what: str, timeout: float = 60.0) -> None:
-    """Wait for a condition (a bound on waiting, not a claim about time)."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not reached: {what}")
-        time.sleep(0.02)
 
 
 def exit_code(serve: Serve) -> int:
@@ -89,7 +80,7 @@ def test_sigterm_during_a_burst_of_server_adds_ends_moka(tmp_path: Path, kind: s
     serve.wait_url()
     stop, acked, workers = adders(serve, entry, threads=6)
     try:
-        until(lambda: len(acked) >= 150, "150 servers added")
+        until_sync(lambda: len(acked) >= 150, "150 servers added", timeout=60)
         serve.proc.send_signal(signal.SIGTERM)
         rc = exit_code(serve)
     finally:
@@ -128,7 +119,7 @@ def test_sigterm_during_a_burst_of_config_writes_ends_moka(tmp_path: Path) -> No
     worker = threading.Thread(target=saves, daemon=True)
     worker.start()
     try:
-        until(lambda: len(acked) >= 30, "30 settings saved")
+        until_sync(lambda: len(acked) >= 30, "30 settings saved", timeout=60)
         serve.proc.send_signal(signal.SIGTERM)
         rc = exit_code(serve)
     finally:
