@@ -10,6 +10,7 @@ import io
 import json
 import tempfile
 import threading
+import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -88,6 +89,18 @@ def page_script(window: Any) -> Callable[[str], Any] | None:
     return value
 
 
+def showing(window: Any, url: str) -> bool:
+    """Does the window show the page ``url`` names (the same view), as far as the backend can say?"""
+    try:
+        current = window.get_current_url()
+    except Exception:  # pywebview raises its own errors and the backend's here: unknown counts as yes
+        return True
+    if not isinstance(current, str):
+        return True
+    want = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query).get("view")
+    return urllib.parse.parse_qs(urllib.parse.urlsplit(current).query).get("view") == want
+
+
 def render_in_webview(render: Callable[[Engine], None]) -> None:
     """Open one window (offscreen without a display) and hand ``render`` the engine that loads pages in it."""
     prepare_qt_environment(offscreen_without_display=True)
@@ -101,15 +114,19 @@ def render_in_webview(render: Callable[[Engine], None]) -> None:
     opened = [0]
 
     def open_url(url: str) -> None:
-        loaded.clear()
-        if opened[0] == 0:
-            window.load_url(url)
-        else:
-            # WebKitGTK ignores a second load_url to the same page with a new query; a
-            # navigation from the page itself works in every engine.
-            window.run_js(f"location.replace({json.dumps(url)})")
-        opened[0] += 1
-        loaded.wait(20)
+        # A navigation that did not happen would show up a minute later as a view that never
+        # started: it is checked (the page loaded, and it is the page asked for) and tried again.
+        for _attempt in range(3):
+            loaded.clear()
+            if opened[0] == 0:
+                window.load_url(url)
+            else:
+                # WebKitGTK ignores a second load_url to the same page with a new query; a
+                # navigation from the page itself works in every engine.
+                window.run_js(f"location.replace({json.dumps(url)})")
+            opened[0] += 1
+            if loaded.wait(20) and showing(window, url):
+                return
 
     def drive(*_a: Any) -> None:
         try:

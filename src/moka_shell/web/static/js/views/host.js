@@ -565,7 +565,9 @@ function removeView(viewId) {
   if (note && !popoutOnly) rec.slot.replaceWith(note);
   else rec.slot.remove();
   layoutPips();
-  if (popoutOnly === viewId) window.close();
+  // A pop-out window has nothing left to show. `moka check`'s page is the checker's own: it goes
+  // on to the next view itself, and a close racing that navigation could keep the page from leaving.
+  if (popoutOnly === viewId && !popoutInline) window.close();
 }
 
 export async function reopen(recordId) {
