@@ -39,7 +39,9 @@ case "$ART" in
   *) if [ -d "$ART" ]; then BIN=$(find_bin "$ART"); else BIN=$ART; fi ;;
 esac
 [ -n "${BIN:-}" ] && [ -f "$BIN" ] || { echo "smoke: no moka binary found in $ART" >&2; exit 2; }
-APP=$(cd "$(dirname "$BIN")" && pwd)
+# Where the binary really lives: /usr/bin/moka (the .deb) and ~/.local/bin/moka (pipx) are links.
+REAL=$(readlink -f "$BIN" 2>/dev/null || echo "$BIN")  # an old macOS readlink has no -f
+APP=$(cd "$(dirname "$REAL")" && pwd)
 echo "smoke: $BIN"
 
 # ---- environment ----------------------------------------------------------------------------

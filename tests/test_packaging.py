@@ -376,6 +376,23 @@ def test_smoke_script_runs_every_step_against_a_fake_binary(tmp_path: Path) -> N
                      "check moka-demo --engine webview --timeout 60"]
 
 
+def test_smoke_script_reads_the_kind_where_the_binary_really_lives(tmp_path: Path) -> None:
+    """/usr/bin/moka is a link into /opt/moka: a python beside the link (as /usr/bin/python is on many
+    machines) must not make the GTK package look like a venv install (Qt)."""
+    app, bin_dir = tmp_path / "opt" / "moka", tmp_path / "usr" / "bin"
+    app.mkdir(parents=True)
+    bin_dir.mkdir(parents=True)
+    fake = app / "moka"
+    fake.write_text("#!/usr/bin/env bash\necho 'moka 9.9.9'\n", encoding="utf-8")
+    fake.chmod(0o755)
+    (bin_dir / "python").symlink_to(sys.executable)
+    (bin_dir / "moka").symlink_to(fake)
+    env = dict(os.environ, DISPLAY=":0")
+    res = subprocess.run(["bash", str(PACKAGING / "smoke.sh"), str(bin_dir / "moka")], capture_output=True, text=True,
+                         env=env)
+    assert "smoke: kind=gtk" in res.stdout, res.stdout + res.stderr
+
+
 def test_smoke_script_fails_when_a_plugin_reports_an_error(tmp_path: Path) -> None:
     fake = tmp_path / "moka"
     fake.write_text("#!/usr/bin/env bash\n"
