@@ -17,7 +17,8 @@ from support import until
 from moka_shell.bridge import Bridge
 from moka_shell.config import MokaConfig, ServerConfig
 from moka_shell.core.app import MokaApp
-from moka_shell.core.mcp.elicitation import check_content, check_url
+from moka_shell.core.mcp.elicitation import check_url
+from moka_shell.core.mcp.forms import check_content
 from moka_shell.errors import ElicitationRefusedError, InvalidParamsError
 from moka_shell.paths import Paths
 from moka_shell.testing import EventRecorder, start_app

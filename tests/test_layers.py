@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 import moka_shell
 
 SRC = Path(moka_shell.__file__).parent
@@ -288,10 +290,19 @@ def import_cycles(files: dict[str, Path]) -> list[list[str]]:
     return cycles
 
 
-def test_no_import_circle_in_the_views_or_the_shells() -> None:
-    """core/views and shells/ import one way: no module needs one that needs it back."""
-    assert import_cycles(module_files(SRC / "core" / "views")) == []
-    assert import_cycles(module_files(SRC / "shells")) == []
+CORE_SUBSYSTEMS = sorted(p.name for p in (SRC / "core").iterdir() if (p / "__init__.py").exists())
+
+
+def test_the_core_subsystems_are_found() -> None:
+    """The parametrization below sees every subsystem (a new folder under core/ joins it by itself)."""
+    assert {"chat", "dev", "mcp", "views"} <= set(CORE_SUBSYSTEMS)
+
+
+@pytest.mark.parametrize("room", [*(f"core/{name}" for name in CORE_SUBSYSTEMS), "core", "shells"])
+def test_no_import_circle_in_a_core_subsystem_or_the_shells(room: str) -> None:
+    """Every core subsystem (core/chat, core/dev, core/mcp with its oauth/, core/views, ...), the core as a
+    whole (its own modules beside them) and shells/ import one way: no module needs one that needs it back."""
+    assert import_cycles(module_files(SRC / room)) == []
 
 
 def test_the_circle_finder_finds_a_circle(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from moka_shell.core.mcp.elicitation import check_content
+from moka_shell.core.mcp.forms import check_content
 from moka_shell.errors import ElicitationRefusedError, InvalidParamsError, UsageError
 
 ACTIONS = ("accept", "decline", "cancel")

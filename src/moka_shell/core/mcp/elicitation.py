@@ -13,7 +13,6 @@ the request is refused at once, with a reason, instead of waiting.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import mcp_types as types
 
 from moka_shell.core.links import WebLink, web_link
+from moka_shell.core.mcp.forms import check_content, check_schema
 from moka_shell.core.mcp.progress import CallScope, CallTracker
 from moka_shell.core.shell import Emit
 from moka_shell.errors import ElicitationRefusedError, InvalidParamsError, UnsafeLinkError, to_jsonrpc
@@ -33,7 +33,6 @@ Action = Literal["accept", "decline", "cancel"]
 ACTIONS = ("accept", "decline", "cancel")
 ELICITATION_TIMEOUT = 600.0  # a question nobody answers in ten minutes is cancelled
 MAX_PENDING = 16  # open questions at once, across servers
-MAX_CONTENT = 64 * 1024  # bytes of JSON in one answer
 MAX_MESSAGE = 4000
 Elicitor = Callable[[str, Any], Awaitable["types.ElicitResult | types.ErrorData"]]
 
@@ -56,41 +55,6 @@ def check_url(url: str) -> WebLink:
     except UnsafeLinkError as exc:
         raise ElicitationRefusedError(f"the server asked to open {exc.url!r}, which Moka does not open: {exc.why}")\
             from None
-
-
-def check_schema(schema: Any) -> dict[str, Any]:
-    """The requested schema, if it is the flat object of primitive fields the spec allows."""
-    if not isinstance(schema, dict) or schema.get("type", "object") != "object" or \
-            not isinstance(schema.get("properties", {}), dict):
-        raise ElicitationRefusedError("the server's form (requestedSchema) is not an object with properties")
-    import jsonschema  # only when a server asks for input: 2 MiB and ~80 ms nobody else needs at start
-
-    try:
-        jsonschema.Draft202012Validator.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        raise ElicitationRefusedError(f"the server's form (requestedSchema) is not a valid JSON Schema: "
-                                      f"{exc.message}") from None
-    return schema
-
-
-def check_content(schema: dict[str, Any], content: Any) -> dict[str, Any]:
-    """The person's answer, validated against the requested schema (InvalidParamsError says what is wrong)."""
-    if not isinstance(content, dict):
-        raise InvalidParamsError("'content' must be an object with the form's fields")
-    if len(json.dumps(content, default=str)) > MAX_CONTENT:
-        raise InvalidParamsError(f"the answer is larger than {MAX_CONTENT // 1024} KiB")
-    for key, value in content.items():
-        ok = isinstance(value, (str, int, float, bool)) or value is None or \
-            (isinstance(value, list) and all(isinstance(v, str) for v in value))
-        if not ok:
-            raise InvalidParamsError(f"field {key!r}: only text, numbers, true/false and lists of choices can be sent")
-    import jsonschema
-
-    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(content), key=lambda e: list(e.path))
-    if errors:
-        where = ".".join(str(p) for p in errors[0].path) or "the form"
-        raise InvalidParamsError(f"{where}: {errors[0].message}")
-    return content
 
 
 class Elicitations:
