@@ -2,14 +2,15 @@
 
 Reading them is not part of connecting (finding R1.15: 8,000 resources read one by one under the
 connect deadline never connected). After a refresh the cache prefetches what is new or changed with
-at most ``CONCURRENCY`` reads in flight; a view that needs one first reads it at once, sharing a
-read already under way.
+at most ``CONCURRENCY`` reads in flight; a view that needs one reads it at once, sharing a read
+already under way and overtaking one still queued for a slot.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 from typing import Any
 
 import pydantic
@@ -65,6 +66,7 @@ class UiCache:
     def __init__(self) -> None:
         self.entries: dict[str, UiResource] = {}
         self._pending: dict[str, asyncio.Task[UiResource]] = {}
+        self._reading: set[str] = set()  # pending reads that hold a slot (or need none): joined, not overtaken
         self._slots = asyncio.Semaphore(CONCURRENCY)
 
     def clear(self) -> None:
@@ -72,6 +74,7 @@ class UiCache:
         for task in self._pending.values():
             task.cancel()
         self._pending.clear()
+        self._reading.clear()
         self.entries.clear()
 
     def keep_only(self, wanted: set[str], changed: set[str]) -> None:
@@ -86,8 +89,12 @@ class UiCache:
         if cached is not None and cached.error is None:
             return cached
         task = self._pending.get(uri)
-        if task is None or task.done():
-            task = asyncio.get_running_loop().create_task(self._read(client, uri, listing_ui))
+        if task is None or task.done() or uri not in self._reading:
+            # Not under way, or only queued behind the prefetch: a view is waiting for it, so it is
+            # read now, outside the slots (R1.15: the 8,000th tool's view waited 7 s for the queue).
+            if task is not None:
+                task.cancel()
+            task = asyncio.get_running_loop().create_task(self._read(client, uri, listing_ui, queued=False))
             self._pending[uri] = task
         return await asyncio.shield(task)
 
@@ -103,9 +110,11 @@ class UiCache:
         while self._pending:
             await asyncio.gather(*list(self._pending.values()), return_exceptions=True)
 
-    async def _read(self, client: Client, uri: str, listing_ui: dict[str, Any]) -> UiResource:
+    async def _read(self, client: Client, uri: str, listing_ui: dict[str, Any], *, queued: bool = True) -> UiResource:
+        me = asyncio.current_task()
         try:
-            async with self._slots:
+            async with self._slots if queued else contextlib.nullcontext():
+                self._reading.add(uri)
                 try:
                     fresh = await read_ui_resource(client, uri, listing_ui)
                 except Exception as exc:  # the connection died mid-read: a view asking later reads again
@@ -114,4 +123,6 @@ class UiCache:
             self.entries[uri] = fresh
             return fresh
         finally:
-            self._pending.pop(uri, None)
+            if self._pending.get(uri) is me:  # a view's own read may have taken this one's place
+                self._pending.pop(uri, None)
+                self._reading.discard(uri)
