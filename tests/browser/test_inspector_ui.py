@@ -52,9 +52,9 @@ def test_the_newest_page_then_older_ones(moka_factory) -> None:  # type: ignore[
     # Scrolling to the top fetches the next page and keeps the rows in view where they were.
     page.locator("#inspector-list").evaluate("vp => { vp.scrollTop = 0; }")
     moka.wait(lambda: digits(count.inner_text()) == f"6000{total}", what="a third page on scrolling up")
-    page.wait_for_timeout(100)
-    top = page.locator("#inspector-list").evaluate("vp => vp.scrollTop")
-    assert top >= 1900 * 30, top  # the list grew above the rows that were on screen
+    # The list grows above the rows that were on screen (its scroll is set in the frame after the rows).
+    moka.wait(lambda: page.locator("#inspector-list").evaluate("vp => vp.scrollTop") >= 1900 * 30, 10,
+              "the rows on screen kept in view above the new page")
     seqs = row_seqs(page)
     assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))  # consecutive: no gap, no repeat
     assert newest - 6000 < seqs[0] < newest - 3900

@@ -50,12 +50,14 @@ def test_pip_never_covers_return_inline(moka_factory: Any, scheme: str) -> None:
     view, card, _ = pip_view(moka)
     note = moka.page.locator(f'.view-slot[data-view-id="{view.id}"] .view-note')
     note.evaluate("n => n.scrollIntoView({ block: 'end' })")
-    moka.page.wait_for_timeout(200)  # the scroll's animation frame re-lays the panel out
     button = note.locator('[data-action="return-inline"]')
-    box = button.bounding_box()
-    on_top = moka.page.evaluate("([x, y]) => document.elementFromPoint(x, y).closest('[data-action]')?.dataset.action",
-                                [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2])
-    assert on_top == "return-inline"
+
+    def under_the_pointer() -> str | None:  # the scroll's animation frame re-lays the panel out: wait for it
+        box = button.bounding_box()
+        return moka.page.evaluate("([x, y]) => document.elementFromPoint(x, y)?.closest('[data-action]')?.dataset.action",
+                                  [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2])
+
+    moka.wait(lambda: under_the_pointer() == "return-inline", 10, "Return inline under the pointer, not the PiP")
     moka.page.screenshot(path=f"/tmp/shots/pip-{scheme}.png")
     button.click()
     moka.wait(lambda: card.get_attribute("data-wire") == "inline", what="back inline")
