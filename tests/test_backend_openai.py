@@ -347,9 +347,9 @@ async def test_probe_finds_a_server_and_not_a_free_port() -> None:
         assert await make("ollama").probe(server.base_url) is True
     with FakeOpenAIServer(api_key="secret") as server:
         assert await make("vllm").probe(server.base_url) is True  # there, but wants a key
-    started = time.monotonic()
+    # Nothing listening: refused, so False (the probe's own 0.5 s deadline bounds the wait; no
+    # timing is asserted here, since a loaded machine may take longer to say so).
     assert await make("ollama").probe(f"http://127.0.0.1:{free_port()}/v1") is False
-    assert time.monotonic() - started < 2
 
 
 PROBE_ALONE = """

@@ -104,7 +104,6 @@ async def test_mute_server_hits_connect_deadline_while_others_work(tmp_path) -> 
     mgr.load({"mute": ServerConfig(command=mute_cmd[0], args=mute_cmd[1:], timeout=2.0), "moka-demo": demo()})
     mgr.start_all()
     try:
-        start = time.monotonic()
         await mgr.wait_ready(timeout=15)
         mute, good = mgr.get("mute"), mgr.get("moka-demo")
         assert good.status == "ready"
@@ -114,7 +113,6 @@ async def test_mute_server_hits_connect_deadline_while_others_work(tmp_path) -> 
         assert mute.status == "failed"
         assert "did not finish connecting within 2 s" in (mute.error or "")
         assert "mute server" in (mute.error or "")  # the last stderr lines say what the server said
-        assert time.monotonic() - start < 12
         assert (await good.call_tool("roll_dice", {}))["structuredContent"]["count"] == 1
         with pytest.raises(ServerUnavailableError, match="mute"):
             await mute.call_tool("anything", {})
