@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from moka_shell.version import __version__
 from moka_shell.core.mcp.catalog import cap_result, result_size
 from moka_shell.testing.fake_openai import FakeOpenAIServer, ToolCall
 
@@ -26,7 +27,7 @@ def moka(tmp_path: Path, *args: str, env: dict[str, str] | None = None, timeout:
 
 def test_version_and_usage_errors(tmp_path: Path) -> None:
     """--version prints the version; a usage mistake exits 2 with a hint."""
-    assert moka(tmp_path, "--version").stdout.strip() == "moka 0.1.0"
+    assert moka(tmp_path, "--version").stdout.strip() == f"moka {__version__}"  # the one place: version.py
     bad = moka(tmp_path, "tools", "--nope")
     assert bad.returncode == 2 and "unrecognized arguments" in bad.stderr and "--help" in bad.stderr
 

@@ -91,7 +91,7 @@ def install(args: argparse.Namespace) -> int:
         return _report_loading(args)
     if args.editable:
         raise UsageError("the Moka app can't take an editable plugin: develop in a venv with Moka installed "
-                         "(docs/plugins.md, \"Developing a plugin\"), or install the built wheel")
+                         "(docs/plugins.md, \"Developing in a separate venv\"), or install the built wheel")
     return _install_into_folder(args)
 
 
