@@ -11,6 +11,7 @@ the view's next number and is kept a while, for a page that misses it (core/view
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Collection
 from typing import Any
 
 from moka_shell.core.shell import Emit
@@ -43,23 +44,30 @@ class Delivery:
         self._inspector.record("ui.rpc", logged(message), direction="out", server=view.server, view=view.id)
         self._emit("view.post", {"viewId": view.id, "message": message, "seq": view.sent.add(message)})
 
-    def to_server(self, server: str, message: dict[str, Any], *, but: View | None = None) -> None:
-        """Send to every live view of ``server`` (except ``but``): one push for those that may hear it now."""
+    def to_server(self, server: str, message: dict[str, Any], *, but: Collection[str] = ()) -> int:
+        """Send to every live view of ``server`` (but those whose ids are in ``but``): one push for those that
+        may hear it now. Returns the characters pushed (0: none could hear it yet)."""
         ready = []
         for other in list(self._views.values()):
-            if other is but or other.server != server or not other.live:
+            if other.id in but or other.server != server or not other.live:
                 continue
             if other.initialized:
                 ready.append(other)
             else:
                 other.queue.append(message)
         if not ready:
-            return
+            return 0
         entry, size = logged(message), size_of(message)
         for other in ready:
             self._inspector.record("ui.rpc", entry, direction="out", server=server, view=other.id)
         seqs = [v.sent.add(message, size) for v in ready]
         self._emit("view.broadcast", {"viewIds": [v.id for v in ready], "message": message, "seqs": seqs})
+        return size
+
+    def live(self, view_id: str) -> View | None:
+        """The view with this id, while it is live."""
+        view = self._views.get(view_id)
+        return view if view is not None and view.live else None
 
     def flush(self, view: View) -> None:
         """A view just finished its handshake: its input and result (replayed), then what waited."""

@@ -21,6 +21,7 @@ from moka_shell.core.views.storage import (
     ViewStorage,
     units,
 )
+from moka_shell.core.views.storage_broadcast import Broadcasts
 from moka_shell.core.views.storage_prelude import storage_script
 from moka_shell.core.views.storage_resync import Resyncs
 from moka_shell.core.views.view import View, notification
@@ -38,6 +39,7 @@ class StorageChannel:
         self._delivery = delivery
         self._inspector = inspector
         self.resyncs = Resyncs(self._resync)  # refused batches set the view's copy right, coalesced
+        self.broadcasts = Broadcasts(delivery, self.resyncs.budget)  # accepted changes, to the other views
         self.provided = True  # False: `moka check --no-storage`, views see what an opaque origin gives
         self.touched: dict[str, set[str]] = {}  # view id -> areas it used ("local", "session")
         self.denied: dict[str, set[str]] = {}  # view id -> areas it reached for with storage off
@@ -105,9 +107,9 @@ class StorageChannel:
             return self._refuse(view, area, refusal)
         self._log(view, area, "changed", len(changes), keys=[c.get("key") for c in changes[:20]])
         if area == "local" and changes:
-            # Once on the socket, whatever the number of views: the page hands it to each (G1, row 34).
-            self._delivery.to_server(view.server, notification(CHANGED_METHOD, {"area": "local", "changes": changes}),
-                                     but=view)
+            # Once on the socket, whatever the number of views (the page hands it to each; G1, row 34),
+            # and within the budget resyncs keep to: past it, coalesced and sent later.
+            self.broadcasts.changed(view, changes)
 
     def forget(self, view: View) -> None:
         """A view closed for good."""
@@ -122,6 +124,7 @@ class StorageChannel:
     def clear_server(self, server: str) -> None:
         """Clear a server's storage, and tell its live views their copies are empty now."""
         self.areas.clear_server(server)
+        self.broadcasts.drop(server)
         for area in ("local", "session"):
             self._delivery.to_server(server, notification(CHANGED_METHOD, {"area": area, "reset": []}))
 

@@ -6,8 +6,8 @@ cost 5 MB each on the page's socket (security finding G1, row 19). So a refusal 
 nothing: it marks the view's area stale, and the stored items go back once, as soon as that
 view and area may have them again. The first resync after a quiet spell goes at once; a view that
 keeps being refused waits twice as long each time, up to ``resync_every``'s upper bound. And all
-views' resyncs together keep within one budget of characters (a burst, then so many a second), so
-six views refused at once cannot pile 60 Mi characters onto the page's socket, whose outbox closes
+views' resyncs together keep within one budget of characters (a burst, then so many a second), shared
+with the broadcasts of accepted changes (storage_broadcast.py), so six views refused at once cannot pile 60 Mi characters onto the page's socket, whose outbox closes
 the socket past 32 MiB (web/outbox.py): they go one after another instead.
 """
 
@@ -22,10 +22,10 @@ from moka_shell.core.views.storage import Area
 from moka_shell.core.views.view import View
 
 RESYNC_EVERY = (1.0, 30.0)  # seconds between two resyncs of one view's area: the first interval, the longest
-BUDGET = (8 * 1024 * 1024, 8 * 1024 * 1024)  # characters of every resync together: a burst, then per second
+BUDGET = (8 * 1024 * 1024, 8 * 1024 * 1024)  # characters of every resync and broadcast together: a burst, then per second
 
 
-class _Budget:
+class Budget:
     """A token bucket in characters; what was sent is paid after (the bucket may go below zero)."""
 
     def __init__(self, burst: float, rate: float) -> None:
@@ -68,7 +68,7 @@ class Resyncs:
         self._stale: dict[tuple[str, Area], _Stale] = {}
         self._views: dict[str, View] = {}
         self.every = RESYNC_EVERY
-        self.budget = _Budget(*BUDGET)
+        self.budget = Budget(*BUDGET)
 
     def owe(self, view: View, area: Area, reason: str) -> bool:
         """A batch of ``view``'s ``area`` was refused; True when it is the first since the last resync."""
