@@ -61,10 +61,9 @@ function appOrigin(fromApp) {
   );
 }
 
-/** Build the approval panel for `call` (which carries `approval` from the core). */
-export function approvalPanel(call) {
-  const a = call.approval || {};
-  const original = pretty(call.arguments);
+/** The call's arguments as JSON in a text area, and the line that says what is wrong with an edit. */
+function argumentsEditor(args) {
+  const original = pretty(args);
   const editor = h("textarea", {
     class: "approval-args",
     spellcheck: false,
@@ -74,19 +73,30 @@ export function approvalPanel(call) {
     rows: Math.min(12, Math.max(3, original.split("\n").length)),
   });
   const problem = h("div", { class: "approval-problem", role: "alert", hidden: true });
+  editor.addEventListener("input", () => {
+    problem.hidden = true;
+  });
+  /** The edited arguments: undefined when unchanged, null (said, the editor focused) when not one JSON object. */
+  const edited = () => {
+    if (editor.value === original) return undefined;
+    const parsed = parseArguments(editor.value);
+    problem.hidden = !parsed.error;
+    problem.textContent = parsed.error || "";
+    if (!parsed.error) return parsed.value;
+    editor.focus();
+    return null;
+  };
+  return { editor, problem, edited };
+}
+
+/** Build the approval panel for `call` (which carries `approval` from the core). */
+export function approvalPanel(call) {
+  const a = call.approval || {};
+  const { editor, problem, edited } = argumentsEditor(call.arguments);
   const buttons = [];
   const answer = async (decision) => {
-    let args;
-    if (decision !== "deny" && editor.value !== original) {
-      const parsed = parseArguments(editor.value);
-      problem.hidden = !parsed.error;
-      problem.textContent = parsed.error || "";
-      if (parsed.error) {
-        editor.focus();
-        return;
-      }
-      args = parsed.value;
-    }
+    const args = decision === "deny" ? undefined : edited();
+    if (args === null) return;
     for (const b of buttons) b.disabled = true;
     try {
       await api.call("chat.approve", { callId: call.id, decision, ...(args ? { arguments: args } : {}) });
@@ -95,9 +105,6 @@ export function approvalPanel(call) {
       toastError(err);
     }
   };
-  editor.addEventListener("input", () => {
-    problem.hidden = true;
-  });
   buttons.push(...decisionButtons(a, call.server, answer).filter(Boolean));
   const title = a.title && a.title !== call.tool ? a.title : null;
   const owner = call.app ? ` of the ${call.app.title || "app"} view` : "";

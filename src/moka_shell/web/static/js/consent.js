@@ -135,6 +135,30 @@ function catchUp() {
     .catch(() => {});
 }
 
+/** What is asked: who asks for what, the details, and the box that remembers the answer. */
+function consentBody(req, a, remember) {
+  return h(
+    "div",
+    { class: "stack" },
+    h(
+      "div",
+      { class: "consent-head" },
+      h("div", { class: "consent-icon" }, icon(a.icon, { size: 20 })),
+      h("p", {}, h("strong", { text: req.server || "An app" }), ` ${a.verb}.`),
+    ),
+    describe(req.action, req.detail || {}),
+    // A one-off question (display mode, devices) has no setting to remember.
+    a.once
+      ? null
+      : h(
+          "label",
+          { class: "check-row small" },
+          remember,
+          h("span", { text: "Remember my choice for every app (you can change it in Settings)" }),
+        ),
+  );
+}
+
 function next() {
   if (showing || !queue.length) return;
   showing = true;
@@ -169,26 +193,7 @@ function next() {
     title: "Allow this app?",
     id: "consent-dialog",
     className: "consent",
-    body: h(
-      "div",
-      { class: "stack" },
-      h(
-        "div",
-        { class: "consent-head" },
-        h("div", { class: "consent-icon" }, icon(a.icon, { size: 20 })),
-        h("p", {}, h("strong", { text: req.server || "An app" }), ` ${a.verb}.`),
-      ),
-      describe(req.action, req.detail || {}),
-      // A one-off question (display mode, devices) has no setting to remember.
-      a.once
-        ? null
-        : h(
-            "label",
-            { class: "check-row small" },
-            remember,
-            h("span", { text: "Remember my choice for every app (you can change it in Settings)" }),
-          ),
-    ),
+    body: consentBody(req, a, remember),
     actions: [deny, allow],
     // Closing without a choice (Esc, ×) is a "no": nothing happens without a yes.
     onClose: () => {

@@ -71,6 +71,30 @@ function answerButtons(req, answer) {
   ];
 }
 
+/** The card's frame: who asks and what, then `body` (the form or the address), `problem` and `buttons`. */
+function questionCard(req, body, problem, buttons) {
+  const who = h("strong", { text: req.server || "A server" });
+  return h(
+    "section",
+    {
+      class: "elicit",
+      "data-request-id": req.requestId,
+      "data-mode": req.mode,
+      "aria-label": `${req.server || "A server"} asks you something`,
+    },
+    h(
+      "div",
+      { class: "elicit-head" },
+      h("span", { class: "elicit-icon" }, icon(req.mode === "url" ? "link" : "message", { size: 15 })),
+      h("span", {}, who, req.mode === "url" ? " wants to send you to a web page" : " asks you"),
+    ),
+    req.message ? h("p", { class: "elicit-message", text: req.message }) : null,
+    body,
+    problem,
+    h("div", { class: "elicit-actions" }, h("span", { class: "grow" }), buttons),
+  );
+}
+
 /** The card for one question; `onAnswered` runs once the core took the answer. */
 export function elicitationPanel(req, { onAnswered } = {}) {
   const problem = h("div", { class: "elicit-problem", role: "alert", hidden: true });
@@ -106,28 +130,8 @@ export function elicitationPanel(req, { onAnswered } = {}) {
       say(err.message);
     }
   };
-  const who = h("strong", { text: req.server || "A server" });
-  const body = req.mode === "url" ? urlBody(req) : formBody(req, form);
   buttons.push(...answerButtons(req, answer));
-  const el = h(
-    "section",
-    {
-      class: "elicit",
-      "data-request-id": req.requestId,
-      "data-mode": req.mode,
-      "aria-label": `${req.server || "A server"} asks you something`,
-    },
-    h(
-      "div",
-      { class: "elicit-head" },
-      h("span", { class: "elicit-icon" }, icon(req.mode === "url" ? "link" : "message", { size: 15 })),
-      h("span", {}, who, req.mode === "url" ? " wants to send you to a web page" : " asks you"),
-    ),
-    req.message ? h("p", { class: "elicit-message", text: req.message }) : null,
-    body,
-    problem,
-    h("div", { class: "elicit-actions" }, h("span", { class: "grow" }), buttons),
-  );
+  const el = questionCard(req, req.mode === "url" ? urlBody(req) : formBody(req, form), problem, buttons);
   el.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
       e.preventDefault();

@@ -316,32 +316,9 @@ function arrayField(schema, path, ctx, opts) {
   const choices = choicesOf(itemSchema);
   if (choices && schema.uniqueItems !== false) return multiChoiceField(schema, choices, path, ctx, opts);
   const list = h("div", { class: "array-items" });
-  const items = [];
+  const { items, add, set } = arrayItems(list, itemSchema, path, ctx);
   const errorEl = h("div", { class: "field-error", hidden: true });
   const name = path.join(".");
-  const add = (value) => {
-    const index = items.length;
-    const field = build(itemSchema, [...path, String(index)], ctx, { required: true, label: `Item ${index + 1}` });
-    if (value !== undefined) field.set(value);
-    const entry = {
-      field,
-      row: arrayRow(field, index, () => {
-        remove(entry);
-        ctx.onChange();
-      }),
-    };
-    items.push(entry);
-    list.append(entry.row);
-  };
-  const remove = (entry) => {
-    items.splice(items.indexOf(entry), 1);
-    entry.row.remove();
-  };
-  const set = (v) => {
-    for (const e of [...items]) remove(e);
-    clear(list);
-    for (const x of Array.isArray(v) ? v : []) add(x);
-  };
   set(schema.default);
   const addButton = button("Add item", {
     small: true,
@@ -373,6 +350,35 @@ function arrayField(schema, path, ctx, opts) {
       return errors.concat(own.map((message) => ({ path: name, message })));
     },
   };
+}
+
+/** The rows of a list field in `list`: each item's field, added, removed by its button, or all replaced (`set`). */
+function arrayItems(list, itemSchema, path, ctx) {
+  const items = [];
+  const add = (value) => {
+    const index = items.length;
+    const field = build(itemSchema, [...path, String(index)], ctx, { required: true, label: `Item ${index + 1}` });
+    if (value !== undefined) field.set(value);
+    const entry = {
+      field,
+      row: arrayRow(field, index, () => {
+        remove(entry);
+        ctx.onChange();
+      }),
+    };
+    items.push(entry);
+    list.append(entry.row);
+  };
+  const remove = (entry) => {
+    items.splice(items.indexOf(entry), 1);
+    entry.row.remove();
+  };
+  const set = (v) => {
+    for (const e of [...items]) remove(e);
+    clear(list);
+    for (const x of Array.isArray(v) ? v : []) add(x);
+  };
+  return { items, add, set };
 }
 
 /** One item of a list: its field and a button that removes it. */

@@ -169,8 +169,8 @@ function highlight(menu, input, active) {
   input.setAttribute("aria-activedescendant", `slash-${active}`);
 }
 
-export function attachMenus(composer) {
-  const input = composer.input;
+/** The list of prompts and resources, hidden, in the composer's box. */
+function slashMenu(composer) {
   const menu = h("div", {
     class: "slash-menu",
     id: "slash-menu",
@@ -179,6 +179,12 @@ export function attachMenus(composer) {
     hidden: true,
   });
   composer.el.querySelector(".composer-box").append(menu);
+  return menu;
+}
+
+export function attachMenus(composer) {
+  const input = composer.input;
+  const menu = slashMenu(composer);
   let items = [];
   let active = 0;
   let mode = null; // "/" or "@"
@@ -206,13 +212,9 @@ export function attachMenus(composer) {
     if (t?.mode !== asked.mode) return;
     items = rankItems(all, t.query);
     active = 0;
-    render(t);
-  }, 60);
-
-  function render(t) {
     renderMenu(menu, t.mode, items, active, choose);
     if (items.length) input.setAttribute("aria-activedescendant", `slash-${active}`);
-  }
+  }, 60);
 
   function move(by) {
     if (!items.length) return;

@@ -86,23 +86,8 @@ export function attachmentChip(att, { onRemove, onOpen } = {}) {
   return chip;
 }
 
-/** The composer's elements: the box with its chips, text area and tools, and the hint below. */
-function composerFrame({ tools, onSend, onStop }) {
-  const input = h("textarea", {
-    id: "composer",
-    class: "composer-input",
-    rows: 1,
-    placeholder: "Message Moka…",
-    "aria-label": "Message",
-  });
-  const chips = h("div", {
-    class: "composer-chips",
-    id: "composer-chips",
-    role: "list",
-    "aria-label": "Attachments",
-    hidden: true,
-  });
-  const fileInput = h("input", { type: "file", multiple: true, hidden: true, id: "composer-file" });
+/** The composer's buttons: attach (through the hidden file input), send, and stop (while a reply runs). */
+function composerButtons({ fileInput, onSend, onStop }) {
   const attachBtn = iconButton("paperclip", "Attach files or images", {
     id: "composer-attach",
     className: "composer-tool",
@@ -122,6 +107,41 @@ function composerFrame({ tools, onSend, onStop }) {
     size: 16,
     onclick: () => onStop(),
   });
+  return { attachBtn, sendBtn, stopBtn };
+}
+
+/** The line under the box that says which keys send and how to attach. */
+function composerHint() {
+  return h(
+    "p",
+    { class: "composer-hint" },
+    h("kbd", { text: "Enter" }),
+    " to send · ",
+    h("kbd", { text: "Shift" }),
+    " + ",
+    h("kbd", { text: "Enter" }),
+    " for a new line · paste or drop files to attach",
+  );
+}
+
+/** The composer's elements: the box with its chips, text area and tools, and the hint below. */
+function composerFrame({ tools, onSend, onStop }) {
+  const input = h("textarea", {
+    id: "composer",
+    class: "composer-input",
+    rows: 1,
+    placeholder: "Message Moka…",
+    "aria-label": "Message",
+  });
+  const chips = h("div", {
+    class: "composer-chips",
+    id: "composer-chips",
+    role: "list",
+    "aria-label": "Attachments",
+    hidden: true,
+  });
+  const fileInput = h("input", { type: "file", multiple: true, hidden: true, id: "composer-file" });
+  const { attachBtn, sendBtn, stopBtn } = composerButtons({ fileInput, onSend, onStop });
   const box = h(
     "div",
     { class: "composer-box" },
@@ -138,21 +158,7 @@ function composerFrame({ tools, onSend, onStop }) {
       stopBtn,
     ),
   );
-  const el = h(
-    "div",
-    { class: "composer" },
-    box,
-    h(
-      "p",
-      { class: "composer-hint" },
-      h("kbd", { text: "Enter" }),
-      " to send · ",
-      h("kbd", { text: "Shift" }),
-      " + ",
-      h("kbd", { text: "Enter" }),
-      " for a new line · paste or drop files to attach",
-    ),
-  );
+  const el = h("div", { class: "composer" }, box, composerHint());
 
   return { el, box, input, chips, fileInput, sendBtn, stopBtn };
 }
@@ -203,14 +209,49 @@ function showChips(chips, attachments, onRemove) {
   for (const att of attachments) chips.append(attachmentChip(att, { onRemove: () => onRemove(att) }));
 }
 
+/** The attachments about to be sent, shown as chips in `chips`; `changed` runs after each change. */
+function attachmentTray(chips, { focus, changed }) {
+  let list = []; // {name, mimeType, size, data, url}
+  function show() {
+    showChips(chips, list, (att) => {
+      list = list.filter((a) => a !== att);
+      if (att.url) URL.revokeObjectURL(att.url);
+      show();
+      focus();
+    });
+    changed();
+  }
+  return {
+    count: () => list.length,
+    /** The attachments, handed over to be sent: the tray is empty after. */
+    take() {
+      const taken = list;
+      list = [];
+      show();
+      return taken;
+    },
+    async addFiles(files) {
+      await readFiles(files, () => list);
+      show();
+    },
+    add(att) {
+      const made = dataAttachment(att);
+      if (!made) return;
+      list.push(made);
+      show();
+    },
+  };
+}
+
 export function createComposer({ onSend, onStop, tools = [] }) {
-  let attachments = []; // {name, mimeType, size, data, url}
   const { el, box, input, chips, fileInput, sendBtn, stopBtn } = composerFrame({
     tools,
     onSend: () => send(),
     onStop: () => onStop(),
   });
-  const empty = () => !input.value.trim() && !attachments.length;
+  const tray = attachmentTray(chips, { focus: () => input.focus(), changed: () => sync() });
+  const addFiles = (files) => tray.addFiles(files);
+  const empty = () => !input.value.trim() && !tray.count();
   function sync() {
     sendBtn.disabled = empty();
   }
@@ -220,28 +261,12 @@ export function createComposer({ onSend, onStop, tools = [] }) {
     input.style.height = `${Math.min(input.scrollHeight, Math.round(window.innerHeight * 0.4))}px`;
     sync();
   }
-  function renderChips() {
-    showChips(chips, attachments, (att) => {
-      attachments = attachments.filter((a) => a !== att);
-      if (att.url) URL.revokeObjectURL(att.url);
-      renderChips();
-      input.focus();
-    });
-    sync();
-  }
-
-  async function addFiles(files) {
-    await readFiles(files, () => attachments);
-    renderChips();
-  }
 
   function send() {
     if (empty() || sendBtn.hidden) return;
     const text = input.value.trim();
-    const files = attachments;
     input.value = "";
-    attachments = [];
-    renderChips();
+    const files = tray.take();
     autosize();
     onSend(text, files);
   }
@@ -265,12 +290,7 @@ export function createComposer({ onSend, onStop, tools = [] }) {
     },
     addFiles,
     /** An attachment made here (a resource's contents): {name, mimeType, data (base64)}. */
-    addAttachment(att) {
-      const made = dataAttachment(att);
-      if (!made) return;
-      attachments.push(made);
-      renderChips();
-    },
+    addAttachment: (att) => tray.add(att),
     sync,
   };
 }

@@ -110,47 +110,41 @@ function renderList(list, sentinel, items, { query, activeId, onOpen, onMenu }) 
   list.scrollTop = top;
 }
 
-export function createSidebar({ onOpen, onNew, onDeleted, onRenamed }) {
-  let items = [];
+/** The conversations loaded so far for the search in `state.query`, a page at a time; `show` draws
+ * `state.items`, `failed` says why the first page did not come. */
+function conversationPages({ show, failed }) {
+  const state = { items: [], query: "" };
   let hasMore = false; // the last page was full: there may be more
   let loading = null;
-  let activeId = null;
-  let query = "";
-  const { el, search, list, sentinel } = sidebarFrame(onNew);
-
-  watchSearch(search, (value) => {
-    query = value;
-    refresh();
-  });
-
-  const params = (extra) => ({ ...(query ? { query } : {}), ...extra });
+  const params = (extra) => ({ ...(state.query ? { query: state.query } : {}), ...extra });
 
   async function refresh() {
     // As many as are shown now (up to one request's worth), so a refresh keeps the scroll place.
-    const limit = Math.min(500, Math.max(PAGE, items.length));
+    const limit = Math.min(500, Math.max(PAGE, state.items.length));
     try {
-      items = (await api.call("conversations.list", params({ limit }))) || [];
-      hasMore = items.length === limit;
+      state.items = (await api.call("conversations.list", params({ limit }))) || [];
+      hasMore = state.items.length === limit;
     } catch (err) {
-      items = [];
+      state.items = [];
       hasMore = false;
-      clear(list).append(h("p", { class: "conv-empty", text: err.message }));
+      failed(err);
       return;
     }
-    render();
+    show();
   }
 
   function loadMore() {
+    const { items } = state;
     if (!hasMore || loading || !items.length) return loading;
     const last = items[items.length - 1];
-    const asked = query;
+    const asked = state.query;
     loading = api
       .call("conversations.list", params({ limit: PAGE, before: { updatedAt: last.updatedAt, id: last.id } }))
       .then((page) => {
-        if (asked !== query) return; // a new search started meanwhile
-        items = withPage(items, page);
+        if (asked !== state.query) return; // a new search started meanwhile
+        state.items = withPage(state.items, page);
         hasMore = (page || []).length === PAGE;
-        render();
+        show();
       })
       .catch(() => {
         hasMore = false;
@@ -161,11 +155,27 @@ export function createSidebar({ onOpen, onNew, onDeleted, onRenamed }) {
     return loading;
   }
 
-  watchEnd(list, sentinel, loadMore);
+  return { state, refresh, loadMore };
+}
+
+export function createSidebar({ onOpen, onNew, onDeleted, onRenamed }) {
+  let activeId = null;
+  const { el, search, list, sentinel } = sidebarFrame(onNew);
+  const pages = conversationPages({
+    show: () => render(),
+    failed: (err) => clear(list).append(h("p", { class: "conv-empty", text: err.message })),
+  });
+  const { state, refresh } = pages;
+
+  watchSearch(search, (value) => {
+    state.query = value;
+    refresh();
+  });
+  watchEnd(list, sentinel, pages.loadMore);
 
   const hooks = { refresh, onDeleted, onRenamed };
   const onMenu = (c, anchor) => conversationMenu(c, anchor, hooks);
-  const render = () => renderList(list, sentinel, items, { query, activeId, onOpen, onMenu });
+  const render = () => renderList(list, sentinel, state.items, { query: state.query, activeId, onOpen, onMenu });
 
   return {
     el,
@@ -175,8 +185,8 @@ export function createSidebar({ onOpen, onNew, onDeleted, onRenamed }) {
       activeId = id;
       render();
     },
-    knows: (id) => items.some((c) => c.id === id),
-    titleOf: (id) => items.find((c) => c.id === id)?.title,
+    knows: (id) => state.items.some((c) => c.id === id),
+    titleOf: (id) => state.items.find((c) => c.id === id)?.title,
     focusSearch() {
       search.focus();
       search.select();

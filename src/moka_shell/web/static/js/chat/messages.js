@@ -197,6 +197,34 @@ export function refreshActions(conv, only = null) {
   conv.lastReply = last;
 }
 
+/** Save the edited text of `msg` and answer it again (after asking, when later messages go); `done` ends the edit. */
+async function resendEdited(msg, area, done) {
+  const text = area.value.trim();
+  if (!text && !msg.hasFiles) {
+    area.focus();
+    return;
+  }
+  const later = laterCount(msg);
+  if (
+    later &&
+    !(await confirmDialog({
+      title: "Resend from here?",
+      message:
+        `The ${later} later message${later === 1 ? "" : "s"} will be replaced by a new answer. ` +
+        "Tool calls they made are not undone.",
+      confirmLabel: "Resend",
+    }))
+  )
+    return;
+  try {
+    await api.call("chat.edit", { conversationId: msg.conv.id, messageId: msg.id, text });
+    msg.text = text;
+    done();
+  } catch (err) {
+    toastError(err);
+  }
+}
+
 function startEdit(msg) {
   if (isRunning(msg.conv)) return;
   msg.editing = true;
@@ -217,32 +245,7 @@ function startEdit(msg) {
     small: true,
     variant: "primary",
     "data-action": "save-edit",
-    onclick: async () => {
-      const text = area.value.trim();
-      if (!text && !msg.hasFiles) {
-        area.focus();
-        return;
-      }
-      const later = laterCount(msg);
-      if (
-        later &&
-        !(await confirmDialog({
-          title: "Resend from here?",
-          message:
-            `The ${later} later message${later === 1 ? "" : "s"} will be replaced by a new answer. ` +
-            "Tool calls they made are not undone.",
-          confirmLabel: "Resend",
-        }))
-      )
-        return;
-      try {
-        await api.call("chat.edit", { conversationId: msg.conv.id, messageId: msg.id, text });
-        msg.text = text;
-        done();
-      } catch (err) {
-        toastError(err);
-      }
-    },
+    onclick: () => resendEdited(msg, area, done),
   });
   const cancel = button("Cancel", { small: true, variant: "ghost", onclick: done });
   area.addEventListener("keydown", (e) => {

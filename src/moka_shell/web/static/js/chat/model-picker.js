@@ -178,30 +178,20 @@ function closeOutside(el, btn, pop, close) {
   });
 }
 
-export function createModelPicker({ getConv }) {
+/** Where the choice is kept: the open conversation's settings (saved at once), or, before the new chat's
+ * first send, a draft; `changed` runs after each save. */
+function pickerChoice(getConv, changed) {
   let draft = {}; // the unsent chat's choice: {backend, model, systemPrompt}
-  const { label, btn, pop } = pickerFrame();
-  const el = h("div", { class: "model-pick-wrap" }, btn, pop);
-
   const own = () => {
     const conv = getConv();
     return conv?.id ? conv.settings || {} : draft;
   };
-  const backends = () => store.settings?.backends || [];
-  const agent = () => store.settings?.agent || {};
-
-  /** What answers now: the conversation's own pair, else the Settings default. */
-  const effective = () => effectiveModel(own(), { backends: backends(), agent: agent() });
-
-  function sync() {
-    showChoice(btn, label, effective(), own(), backends());
-  }
 
   async function save(values) {
     const conv = getConv();
     if (!conv?.id) {
       draft = { ...draft, ...values };
-      sync();
+      changed();
       return;
     }
     try {
@@ -210,7 +200,31 @@ export function createModelPicker({ getConv }) {
     } catch (err) {
       toastError(err);
     }
-    sync();
+    changed();
+  }
+
+  /** For a new chat's first send: the choice made before the conversation existed (then forgotten). */
+  function takeDraft() {
+    const d = draft;
+    draft = {};
+    return d;
+  }
+
+  return { own, save, takeDraft };
+}
+
+export function createModelPicker({ getConv }) {
+  const { label, btn, pop } = pickerFrame();
+  const el = h("div", { class: "model-pick-wrap" }, btn, pop);
+  const { own, save, takeDraft } = pickerChoice(getConv, () => sync());
+  const backends = () => store.settings?.backends || [];
+  const agent = () => store.settings?.agent || {};
+
+  /** What answers now: the conversation's own pair, else the Settings default. */
+  const effective = () => effectiveModel(own(), { backends: backends(), agent: agent() });
+
+  function sync() {
+    showChoice(btn, label, effective(), own(), backends());
   }
 
   function render() {
@@ -239,11 +253,6 @@ export function createModelPicker({ getConv }) {
     el,
     sync,
     close: () => open(false),
-    /** For a new chat's first send: the choice made before the conversation existed (then forgotten). */
-    takeDraft() {
-      const d = draft;
-      draft = {};
-      return d;
-    },
+    takeDraft,
   };
 }

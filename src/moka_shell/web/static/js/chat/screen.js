@@ -362,40 +362,62 @@ function onError(d) {
   follow();
 }
 
+function onDelta(d) {
+  const c = convFor(d?.conversationId);
+  if (!c) return;
+  const msg = ensureMsg(c, d.messageId, "assistant");
+  msg.streaming = true;
+  if (!c.running) setRunning(c, true);
+  setText(msg, msg.text + (d.text || ""));
+}
+
+/** A call's card, new or changed (its status, its approval question). */
+function onCall(d) {
+  const c = convFor(d?.conversationId);
+  if (c && d.call) upsertCall(c, d.messageId, d.call);
+}
+
+// An approval asked while the socket was down went to no page: the open ones come again.
+function askApprovalsAgain() {
+  api
+    .call("chat.approvals")
+    .then((calls) => {
+      for (const call of calls || []) {
+        const c = convs.get(call.conversationId);
+        if (c?.loaded) upsertCall(c, call.messageId, call);
+      }
+    })
+    .catch(() => {});
+}
+
+function onDone(d) {
+  const c = convFor(d?.conversationId);
+  if (c) setRunning(c, false);
+  sidebar.refresh().then(() => {
+    if (active?.id) ctx.setSubtitle(sidebar.titleOf(active.id) || "");
+  });
+}
+
+// Views created by a chat turn mount under their tool call.
+async function placeView(data) {
+  if (!data.conversationId) return null;
+  const conv = convFor(data.conversationId) || (await load(data.conversationId));
+  const card =
+    conv.cards.get(data.callId) ||
+    upsertCall(conv, data.messageId, { id: data.callId, server: data.server, tool: data.tool, status: "running" });
+  return toolCardViews(card);
+}
+
 function wire() {
   api.on("chat.message", onMessage);
-  api.on("chat.delta", (d) => {
-    const c = convFor(d?.conversationId);
-    if (!c) return;
-    const msg = ensureMsg(c, d.messageId, "assistant");
-    msg.streaming = true;
-    if (!c.running) setRunning(c, true);
-    setText(msg, msg.text + (d.text || ""));
-  });
+  api.on("chat.delta", onDelta);
   api.on("chat.truncated", (d) => {
     const c = convs.get(d?.conversationId);
     if (c) truncateAfter(c, d.afterMessageId);
   });
-  api.on("chat.tool", (d) => {
-    const c = convFor(d?.conversationId);
-    if (c && d.call) upsertCall(c, d.messageId, d.call);
-  });
-  api.on("chat.approval", (d) => {
-    const c = convFor(d?.conversationId);
-    if (c && d.call) upsertCall(c, d.messageId, d.call);
-  });
-  // An approval asked while the socket was down went to no page: the open ones come again.
-  api.on("api.reconnected", () => {
-    api
-      .call("chat.approvals")
-      .then((calls) => {
-        for (const call of calls || []) {
-          const c = convs.get(call.conversationId);
-          if (c?.loaded) upsertCall(c, call.messageId, call);
-        }
-      })
-      .catch(() => {});
-  });
+  api.on("chat.tool", onCall);
+  api.on("chat.approval", onCall);
+  api.on("api.reconnected", askApprovalsAgain);
   api.on("chat.context", (d) => {
     const c = convFor(d?.conversationId);
     if (!c || c.win?.hasNewer) return; // only a marker, and the thread shows an older stretch
@@ -403,22 +425,8 @@ function wire() {
     follow();
   });
   api.on("chat.error", onError);
-  api.on("chat.done", (d) => {
-    const c = convFor(d?.conversationId);
-    if (c) setRunning(c, false);
-    sidebar.refresh().then(() => {
-      if (active?.id) ctx.setSubtitle(sidebar.titleOf(active.id) || "");
-    });
-  });
-  // Views created by a chat turn mount under their tool call.
-  ctx.views.addPlacer(async (data) => {
-    if (!data.conversationId) return null;
-    const conv = convFor(data.conversationId) || (await load(data.conversationId));
-    const card =
-      conv.cards.get(data.callId) ||
-      upsertCall(conv, data.messageId, { id: data.callId, server: data.server, tool: data.tool, status: "running" });
-    return toolCardViews(card);
-  });
+  api.on("chat.done", onDone);
+  ctx.views.addPlacer(placeView);
   const refreshWelcome = () => {
     if (active === draft) renderDraftWelcome();
   };

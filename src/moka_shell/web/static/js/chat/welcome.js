@@ -141,13 +141,39 @@ function step(number, title, text, ...actions) {
   );
 }
 
-// Replaces the core's long help text: what to do, in order, each with the button that does it.
-function firstSteps({ navigate, settings, servers }) {
-  const backends = settings.backends || [];
+/** Step one: a model, with Ollama's button when it is there and OpenAI's key. */
+function chooseModelStep(backends, navigate) {
   const ollama = backends.find((b) => b.id === "ollama");
   const openai = backends.find((b) => b.id === "openai");
-  const demo = servers.find((s) => s.name === "moka-demo");
   const local = backends.filter((b) => b.available).map((b) => b.name);
+  return step(
+    1,
+    "Choose a model",
+    local.length
+      ? `Found running on this machine: ${local.join(", ")}.`
+      : "A local model (Ollama, LM Studio) needs no key; a hosted one needs its API key.",
+    ollama
+      ? button("Use Ollama", {
+          small: true,
+          variant: ollama.available ? "primary" : "secondary",
+          id: "first-use-ollama",
+          onclick: () => chooseBackend("ollama", navigate),
+        })
+      : null,
+    openai
+      ? button("Add an OpenAI key", {
+          small: true,
+          id: "first-add-openai",
+          icon: "key",
+          onclick: () => chooseBackend("openai", navigate, "settings-key"),
+        })
+      : null,
+  );
+}
+
+// Replaces the core's long help text: what to do, in order, each with the button that does it.
+function firstSteps({ navigate, settings, servers }) {
+  const demo = servers.find((s) => s.name === "moka-demo");
   return h(
     "div",
     { class: "notice first-steps", id: "no-backend-help", role: "note" },
@@ -158,29 +184,7 @@ function firstSteps({ navigate, settings, servers }) {
       h(
         "ol",
         { class: "first-steps-list" },
-        step(
-          1,
-          "Choose a model",
-          local.length
-            ? `Found running on this machine: ${local.join(", ")}.`
-            : "A local model (Ollama, LM Studio) needs no key; a hosted one needs its API key.",
-          ollama
-            ? button("Use Ollama", {
-                small: true,
-                variant: ollama.available ? "primary" : "secondary",
-                id: "first-use-ollama",
-                onclick: () => chooseBackend("ollama", navigate),
-              })
-            : null,
-          openai
-            ? button("Add an OpenAI key", {
-                small: true,
-                id: "first-add-openai",
-                icon: "key",
-                onclick: () => chooseBackend("openai", navigate, "settings-key"),
-              })
-            : null,
-        ),
+        chooseModelStep(settings.backends || [], navigate),
         step(
           2,
           "Try an app, no model needed",

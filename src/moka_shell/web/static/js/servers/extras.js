@@ -236,29 +236,7 @@ async function loadResources(s) {
           ? h(
               "ul",
               { class: "extras-list" },
-              resources.map((r) =>
-                h(
-                  "li",
-                  { class: "extras-item", "data-uri": r.uri },
-                  h(
-                    "div",
-                    { class: "grow" },
-                    h(
-                      "div",
-                      { class: "extras-name" },
-                      h("strong", { text: r.title || r.name }),
-                      r.mimeType ? badge(r.mimeType) : null,
-                    ),
-                    h("code", { class: "extras-uri", text: r.uri, title: r.uri }),
-                    r.description ? h("p", { class: "extras-desc", text: r.description }) : null,
-                  ),
-                  button("Read", {
-                    small: true,
-                    "data-action": "read-resource",
-                    onclick: () => readDialog(s, r.uri, r.title || r.name),
-                  }),
-                ),
-              ),
+              resources.map((r) => resourceItem(s, r)),
             )
           : null,
         templates.length
@@ -269,29 +247,57 @@ async function loadResources(s) {
               h(
                 "ul",
                 { class: "extras-list" },
-                templates.map((t) =>
-                  h(
-                    "li",
-                    { class: "extras-item", "data-template": t.uriTemplate },
-                    h(
-                      "div",
-                      { class: "grow" },
-                      h("div", { class: "extras-name" }, h("strong", { text: t.title || t.name })),
-                      h("code", { class: "extras-uri", text: t.uriTemplate }),
-                      t.description ? h("p", { class: "extras-desc", text: t.description }) : null,
-                    ),
-                    button("Fill in", {
-                      small: true,
-                      "data-action": "fill-template",
-                      onclick: () => templateDialog(s, t),
-                    }),
-                  ),
-                ),
+                templates.map((t) => templateItem(s, t)),
               ),
             )
           : null,
       ),
   };
+}
+
+/** One resource the server lists, with its Read button. */
+function resourceItem(s, r) {
+  return h(
+    "li",
+    { class: "extras-item", "data-uri": r.uri },
+    h(
+      "div",
+      { class: "grow" },
+      h(
+        "div",
+        { class: "extras-name" },
+        h("strong", { text: r.title || r.name }),
+        r.mimeType ? badge(r.mimeType) : null,
+      ),
+      h("code", { class: "extras-uri", text: r.uri, title: r.uri }),
+      r.description ? h("p", { class: "extras-desc", text: r.description }) : null,
+    ),
+    button("Read", {
+      small: true,
+      "data-action": "read-resource",
+      onclick: () => readDialog(s, r.uri, r.title || r.name),
+    }),
+  );
+}
+
+/** One resource template, with its Fill in button. */
+function templateItem(s, t) {
+  return h(
+    "li",
+    { class: "extras-item", "data-template": t.uriTemplate },
+    h(
+      "div",
+      { class: "grow" },
+      h("div", { class: "extras-name" }, h("strong", { text: t.title || t.name })),
+      h("code", { class: "extras-uri", text: t.uriTemplate }),
+      t.description ? h("p", { class: "extras-desc", text: t.description }) : null,
+    ),
+    button("Fill in", {
+      small: true,
+      "data-action": "fill-template",
+      onclick: () => templateDialog(s, t),
+    }),
+  );
 }
 
 function templateDialog(s, t) {
@@ -450,9 +456,8 @@ function rootItem(r, onRemove) {
   );
 }
 
-function rootsFold(s, st) {
-  const roots = s.roots || [];
-  const save = (next, control) => saveRoots(s.name, next, control);
+/** The row that adds a folder to the server's roots (Enter or the button). */
+function rootAdder(s, roots, save) {
   const input = h("input", {
     class: "input input-sm",
     id: `roots-add-${s.name}`,
@@ -472,6 +477,12 @@ function rootsFold(s, st) {
       submit();
     }
   });
+  return h("div", { class: "extras-add" }, input, add);
+}
+
+function rootsFold(s, st) {
+  const roots = s.roots || [];
+  const save = (next, control) => saveRoots(s.name, next, control);
   const fold = h(
     "details",
     { class: "fold server-extra", "data-extra": "roots" },
@@ -505,7 +516,7 @@ function rootsFold(s, st) {
             ),
           )
         : null,
-      h("div", { class: "extras-add" }, input, add),
+      rootAdder(s, roots, save),
     ),
   );
   fold.addEventListener("toggle", () => {

@@ -112,9 +112,52 @@ function stderrFold(stderr) {
   );
 }
 
-function serverCard(s) {
-  const { toggle, restart, edit, remove } = cardButtons(s);
+/** The card's head: the server's icon, name, command or URL, and status. */
+function cardHead(s) {
   const target = serverTarget(s.config);
+  return h(
+    "header",
+    { class: "server-head" },
+    h("div", { class: "server-icon" }, serverIcon(s) || icon("servers", { size: 18 })),
+    h(
+      "div",
+      { class: "grow server-titles" },
+      h("h3", { class: "server-name", text: s.name }),
+      target ? h("code", { class: "server-target", text: target, title: target }) : null,
+    ),
+    h("span", {
+      class: `status-badge badge badge-dot badge-${TONE[s.status] || "neutral"}`,
+      "data-status": s.status,
+      text: statusLabel(s.status),
+    }),
+  );
+}
+
+/** The card's actions: sign in, enable, restart, edit; its tools and messages; remove. */
+function cardFooter(s) {
+  const { toggle, restart, edit, remove } = cardButtons(s);
+  return h(
+    "footer",
+    { class: "server-actions" },
+    authButton(s),
+    toggle,
+    restart,
+    edit,
+    h("span", { class: "grow" }),
+    iconButton("runner", `Run ${s.name}'s tools`, {
+      "data-action": "tools",
+      disabled: s.status !== "ready",
+      onclick: () => ctx.navigate("runner", { server: s.name }),
+    }),
+    iconButton("inspector", `${s.name}'s messages in the Inspector`, {
+      "data-action": "messages",
+      onclick: () => ctx.navigate("inspector", { server: s.name }),
+    }),
+    remove,
+  );
+}
+
+function serverCard(s) {
   const facts = [
     ["Transport", s.transport],
     ["Tools", s.status === "ready" ? String(s.toolCount ?? 0) : "—"],
@@ -124,22 +167,7 @@ function serverCard(s) {
   return h(
     "article",
     { class: "card server-card", "data-server": s.name, "data-status": s.status },
-    h(
-      "header",
-      { class: "server-head" },
-      h("div", { class: "server-icon" }, serverIcon(s) || icon("servers", { size: 18 })),
-      h(
-        "div",
-        { class: "grow server-titles" },
-        h("h3", { class: "server-name", text: s.name }),
-        target ? h("code", { class: "server-target", text: target, title: target }) : null,
-      ),
-      h("span", {
-        class: `status-badge badge badge-dot badge-${TONE[s.status] || "neutral"}`,
-        "data-status": s.status,
-        text: statusLabel(s.status),
-      }),
-    ),
+    cardHead(s),
     h(
       "dl",
       { class: "server-facts" },
@@ -158,25 +186,7 @@ function serverCard(s) {
     serverExtras(s),
     approvalsFold(s),
     stderrFold(s.stderr || []),
-    h(
-      "footer",
-      { class: "server-actions" },
-      authButton(s),
-      toggle,
-      restart,
-      edit,
-      h("span", { class: "grow" }),
-      iconButton("runner", `Run ${s.name}'s tools`, {
-        "data-action": "tools",
-        disabled: s.status !== "ready",
-        onclick: () => ctx.navigate("runner", { server: s.name }),
-      }),
-      iconButton("inspector", `${s.name}'s messages in the Inspector`, {
-        "data-action": "messages",
-        onclick: () => ctx.navigate("inspector", { server: s.name }),
-      }),
-      remove,
-    ),
+    cardFooter(s),
   );
 }
 
