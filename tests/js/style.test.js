@@ -2,7 +2,7 @@
 // page's modules and the sandbox proxy (the formatter wraps code at 120 but leaves long strings
 // and comments alone, so they are split by hand); no function in the page's modules over 60
 // physical lines, head to closing brace (Biome's noExcessiveLinesPerFunction counts the body
-// without the lines that start with `{` or `}`, so a function it passes may run to 71); no markup
+// without the lines that start with `{` or `}`, so a function it passes ran to 73); no markup
 // from strings anywhere (text from models, servers and views must never become HTML); and modules
 // that import each other one way.
 
