@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench import appbridge_ref, bounds, memory, memory_floor, memory_gtk, memory_parts, reload, render, scale, soak, startup, startup_x11, streaming, view_roundtrip
+from bench import appbridge_ref, bounds, check_cost, cli_start, memory, memory_floor, memory_gtk, memory_parts, reload, render, scale, soak, startup, startup_x11, streaming, view_roundtrip
 from bench.context import Context
 from bench.env import BENCH, machine
 from bench.report import write_report
@@ -32,7 +32,7 @@ SUITES: dict[str, Callable[[Context], list[Result]]] = {
     "startup": startup.run, "startup_x11": startup_x11.run, "render": render.run,
     "appbridge": appbridge_ref.run, "streaming": streaming.run, "bridge": view_roundtrip.run, "memory": memory.run,
     "memory_floor": memory_floor.run, "memory_parts": memory_parts.run, "memory_gtk": memory_gtk.run, "scale": scale.run,
-    "bounds": bounds.run, "reload": reload.run, "soak": soak.run,
+    "bounds": bounds.run, "reload": reload.run, "cli_start": cli_start.run, "check_cost": check_cost.run, "soak": soak.run,
 }
 FULL_ONLY = {"memory_parts", "memory_gtk", "memory_floor"}  # minutes of driving the desktop app: --full or --only
 
