@@ -14,7 +14,8 @@ from moka_shell.paths import Paths
 
 # Modules whose tests share one expensive module-scoped fixture (a `moka check` run, a pip install):
 # kept on one worker so the fixture runs once, not once per worker.
-SHARED_MODULE_FIXTURE = {"test_replay.py", "test_check_late.py", "test_plugin_tutorial.py", "test_wheel.py"}
+SHARED_MODULE_FIXTURE = {"test_replay.py", "test_check_late.py", "test_plugin_tutorial.py", "test_wheel.py",
+                         "test_check_baseline.py"}
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the marks on a worker

@@ -25,7 +25,9 @@ def test_the_action_yml_is_a_composite_action_whose_step_runs_the_script() -> No
     # Every input the action declares reaches the script as the variable the script reads.
     for var in re.findall(r"^        (MOKA_\w+): \$\{\{ inputs\.\w+ \}\}$", text, re.MULTILINE):
         assert f"{var}" in script, var
-    assert len(re.findall(r"^        MOKA_\w+:", text, re.MULTILINE)) == 8
+    inputs = re.findall(r"^  ([\w-]+):\n    description:", text, re.MULTILINE)
+    assert "baseline" in inputs and "MOKA_BASELINE: ${{ inputs.baseline }}" in text
+    assert len(re.findall(r"^        MOKA_\w+:", text, re.MULTILINE)) == len(inputs) == 9
 
 
 def test_the_action_script_installs_the_wheel_and_checks_the_demo_server(
@@ -37,6 +39,7 @@ def test_the_action_script_installs_the_wheel_and_checks_the_demo_server(
     env = venv_env(venv, MOKA_SERVER="moka-demo", MOKA_WHEEL=str(dist["wheel"]), MOKA_PYTHON=str(venv / "bin" / "python"),
                    MOKA_PIP_ARGS="--no-index", MOKA_INSTALL_BROWSER="0", MOKA_PROFILES="moka,claude",
                    MOKA_ENGINE="chromium", MOKA_OUT=str(tmp_path / "out"), RUNNER_TEMP=str(tmp_path),
+                   MOKA_BASELINE=str(tmp_path / "baseline"), MOKA_EXTRA_ARGS="--update-baseline",
                    MOKA_CONFIG=str(tmp_path / "config.json"), PYTHON_KEYRING_BACKEND="keyring.backends.null.Keyring")
     done = subprocess.run(["bash", str(ROOT / "scripts" / "check_action.sh")], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=600)
@@ -48,6 +51,8 @@ def test_the_action_script_installs_the_wheel_and_checks_the_demo_server(
     html = (tmp_path / "out" / "moka.html").read_text(encoding="utf-8")
     assert "moka-demo" in html and "data:image/png" in html
     assert list((tmp_path / "out" / "shots").glob("*-dark.png"))
+    # The baseline input reaches `moka check --baseline`: with --update-baseline it stores every view's PNGs.
+    assert len(list((tmp_path / "baseline").glob("moka-demo-*-light.png"))) == 4, done.stdout[-3000:]
     # A failing check fails the step: an unknown server is the CLI's usage error, passed through.
     bad = subprocess.run(["bash", str(ROOT / "scripts" / "check_action.sh")], cwd=tmp_path,
                          env={**env, "MOKA_SERVER": "no-such-server"}, capture_output=True, text=True, timeout=300)

@@ -137,6 +137,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="render as this host advertises itself (claude, chatgpt, vscode, cursor, goose, "
                         "m365-copilot, minimal, moka; repeatable; 'all' prints a tool x profile matrix)")
     k.add_argument("--screenshot", metavar="DIR", help="save a PNG of each settled view, light and dark")
+    k.add_argument("--baseline", metavar="DIR", help="compare each view's light and dark screenshots with the "
+                                                     "ones stored in DIR; a change fails, with a diff image")
+    k.add_argument("--update-baseline", action="store_true", help="with --baseline: write the screenshots to DIR")
+    k.add_argument("--baseline-tolerance", type=float, default=None, metavar="PCT",
+                   help="percent of a screenshot's pixels that may change (default 0.1)")
     k.add_argument("--junit", metavar="FILE", help="write JUnit XML (one test case per tool x profile)")
     k.add_argument("--html", metavar="FILE", help="write the report as one self-contained HTML page, "
                                                   "screenshots included")

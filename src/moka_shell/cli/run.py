@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
 import sys
 import tempfile
+from typing import TYPE_CHECKING
 
 from moka_shell.errors import UsageError
 from moka_shell.paths import Paths, resolve_paths
 from moka_shell.shells.core_thread import has_display
+
+if TYPE_CHECKING:
+    from moka_shell.shells.check.baseline import Baselines
 
 
 def paths_of(args: argparse.Namespace) -> Paths:
@@ -65,13 +70,15 @@ def check(args: argparse.Namespace) -> int:
             raise UsageError(f"--args must be a JSON object: {exc.msg}") from exc
     if args.settle < 0 or args.timeout <= 0:
         raise UsageError("--settle must be 0 or more and --timeout more than 0")
+    baselines = _baselines(args)
     with tempfile.TemporaryDirectory(prefix="moka-check-") as shots:
-        # The HTML report embeds the screenshots: without --screenshot they are taken into a folder
-        # that goes once the report is written.
+        # The HTML report embeds the screenshots and --baseline compares them: without --screenshot
+        # they are taken into a folder that goes once the report is written.
         options = CheckOptions(tool=args.tool, tool_args=tool_args, timeout=args.timeout,
                                settle=min(args.settle, args.timeout), engine=args.engine, profiles=args.profile,
-                               screenshot_dir=args.screenshot or (shots if args.html else None),
-                               record=args.record, no_storage=args.no_storage, answers=answers_of(args))
+                               screenshot_dir=args.screenshot or (shots if args.html or baselines else None),
+                               record=args.record, no_storage=args.no_storage, answers=answers_of(args),
+                               baselines=baselines)
         report = run_check(paths_of(args), args.server, options)
         if args.html:
             write_html(report, args.html)
@@ -85,6 +92,23 @@ def check(args: argparse.Namespace) -> int:
     else:
         print(report.to_text())
     return report.exit_code
+
+
+def _baselines(args: argparse.Namespace) -> Baselines | None:
+    """--baseline, --update-baseline and --baseline-tolerance, checked."""
+    from moka_shell.shells.check.baseline import TOLERANCE, Baselines
+
+    if not args.baseline:
+        if args.update_baseline or args.baseline_tolerance is not None:
+            raise UsageError("--update-baseline and --baseline-tolerance need --baseline DIR")
+        return None
+    tolerance = TOLERANCE if args.baseline_tolerance is None else args.baseline_tolerance
+    if not 0 <= tolerance <= 100:
+        raise UsageError("--baseline-tolerance is a percentage of pixels, from 0 to 100")
+    if importlib.util.find_spec("PIL") is None:
+        raise UsageError("--baseline compares pixels with Pillow: pip install 'moka-shell[check]'")
+    # Diff images go with the screenshots the person asked for (a CI artifact), else beside the baselines.
+    return Baselines(args.baseline, update=args.update_baseline, tolerance=tolerance, diff_folder=args.screenshot)
 
 
 def chat(args: argparse.Namespace) -> int:

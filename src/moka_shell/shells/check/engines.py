@@ -181,13 +181,16 @@ class ChromiumEngine(Engine):
         return found if isinstance(found, dict) else None
 
     def screenshot(self, path: str) -> bool:
-        """The view's frame as the page shows it."""
+        """The view's frame as the page shows it, its animations settled and no text caret (baselines compare it)."""
         from playwright.sync_api import Error
 
         frames = self.page.locator(".view-frame")
         try:
             target = frames.first if frames.count() else self.page.locator("body")
-            target.screenshot(path=path, timeout=5000)
+            # Playwright reaches every frame, the view's out-of-process one too: finite CSS animations and
+            # transitions jump to their end, infinite ones to their start, and carets are hidden, so the
+            # same view gives the same pixels whenever its quiet moment falls.
+            target.screenshot(path=path, timeout=5000, animations="disabled", caret="hide")
         except Error:
             return False
         return True

@@ -58,6 +58,14 @@ FIXES: dict[str, str] = {
     "console-error": "The view logged an error with console.error; look at the message.",
     "never-quiet": "The view kept sending messages until --timeout; polling faster than the settle time "
                    "keeps the check from seeing it settle (raise --timeout or lower --settle).",
+    "visual-change": "Open the diff image (the baseline, the view now, the changed pixels in red). If the change "
+                     "is what you meant, store the new screenshots with --update-baseline and commit them; if not, "
+                     "fix the view.",
+    "baseline-missing": "Write the baselines with `moka check … --baseline DIR --update-baseline` (on the machine "
+                        "and engine CI uses: fonts differ between systems) and commit DIR.",
+    "baseline-unsteady": "Let the view come to rest: finish script-driven animation (a chart library's) within "
+                         "the settle time, or turn it off when the host context says so; raise --settle otherwise.",
+    "baseline-not-compared": "Use the chromium engine (or the webview engine under Qt), which takes screenshots.",
     "metadata": "Fix the tool's _meta as the message says.",
     "view-failed": "See the message; the inspector (`moka inspect`) has the whole exchange.",
 }

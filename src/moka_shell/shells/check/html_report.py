@@ -119,6 +119,10 @@ def _size(v: ViewReport) -> str:
     steps = [f"{label} {v.timings_ms[k]:.0f} ms" for k, label in _STEPS if k in v.timings_ms]
     if steps:
         facts.append(("timings", " · ".join(steps)))
+    if v.baseline:
+        states = [f"{k} {b.get('status', '?')}" + (f" ({b['changedPercent']:.2f} % of pixels)"
+                                                   if "changedPercent" in b else "") for k, b in v.baseline.items()]
+        facts.append(("baseline", " · ".join(states)))
     if v.app_info:
         facts.append(("app", f"{v.app_info.get('name', '?')} {v.app_info.get('version', '')}"))
     facts.append(("arguments", json.dumps(v.arguments)))
@@ -141,6 +145,9 @@ def _view(v: ViewReport, with_profile: bool) -> str:
              f'{where}<span class="uri">{e(v.resource_uri)}</span></header>', _size(v)]
     if v.screenshots:
         parts.append('<div class="shots">' + "".join(_shot(k, p) for k, p in v.screenshots.items()) + "</div>")
+    diffs = [(f"{k} diff: baseline, now, changed pixels", b["diff"]) for k, b in v.baseline.items() if b.get("diff")]
+    if diffs:
+        parts.append('<div class="shots baseline-diffs">' + "".join(_shot(k, p) for k, p in diffs) + "</div>")
     first = sorted(v.findings, key=lambda f: f["message"] != v.failure)
     if first:
         parts.append('<ul class="findings">' + "".join(_finding(f) for f in first) + "</ul>")

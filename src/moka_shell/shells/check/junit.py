@@ -14,7 +14,7 @@ import socket
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from moka_shell.shells.check.report import CheckReport, ViewReport
+from moka_shell.shells.check.report import CheckReport, ViewReport, baseline_line
 
 
 def _seconds(v: ViewReport) -> str:
@@ -33,6 +33,7 @@ def _case(suite: ET.Element, server: str, v: ViewReport) -> None:
     out = [f"{f.get('severity') == 'info' and 'note' or 'warning'} [{f['class']}]: {f['message']}"
            for f in v.findings if f.get("severity") in ("warning", "info")]
     out += [f"screenshot ({k}): {p}" for k, p in v.screenshots.items()]
+    out += [baseline_line(k, b) for k, b in v.baseline.items()]  # each diff image, also when another failure came first
     if out:
         ET.SubElement(case, "system-out").text = "\n".join(out)
 

@@ -40,6 +40,7 @@ class ViewReport:
     app_info: dict[str, Any] = field(default_factory=dict)
     app_tools: list[str] = field(default_factory=list)
     screenshots: dict[str, str] = field(default_factory=dict)  # scheme → PNG path
+    baseline: dict[str, dict[str, Any]] = field(default_factory=dict)  # scheme → {status, baseline, diff?, …}
     engine_lacks: list[str] = field(default_factory=list)  # options this engine could not honour
     storage: dict[str, Any] = field(default_factory=dict)  # {provided, used, denied} (shells/check_storage.py)
 
@@ -71,6 +72,7 @@ class CheckReport:
     views: list[ViewReport] = field(default_factory=list)
     engine_lacks: list[str] = field(default_factory=list)
     nothing_to_check: str | None = None  # why there was no view to render (exit code 5)
+    baseline: dict[str, Any] = field(default_factory=dict)  # --baseline: {folder, update, tolerancePercent}
 
     def add_problem(self, tool: str, problem: str, *, harmless: bool = False) -> None:
         """A problem in the server's metadata: it counts unless harmless or --tool names another tool."""
@@ -113,7 +115,7 @@ class CheckReport:
                 "settleSeconds": self.settle, "serverStatus": self.server_status,
                 "protocolVersion": self.protocol_version, "profiles": self.profiles,
                 "metadataProblems": self.metadata, "metadataWarnings": self.metadata_warnings,
-                "engineLacks": self.engine_lacks, "matrix": self.matrix(),
+                "engineLacks": self.engine_lacks, "matrix": self.matrix(), "baseline": self.baseline or None,
                 "views": [asdict(v) for v in self.views]}
 
     def to_text(self) -> str:
@@ -133,6 +135,10 @@ class CheckReport:
             lines.extend(f"  {line(m['tool'])}: {line(m['problem'])}"
                          + ("" if m["class"] == "harmless-metadata" else f"  (not {self.tool}, the tool checked)")
                          for m in self.metadata_warnings)
+        if self.baseline:
+            what = "written to" if self.baseline.get("update") else "compared with"
+            lines.append(f"\nbaselines {what} {line(self.baseline['folder'])} (a screenshot may change "
+                         f"{self.baseline['tolerancePercent']:g} % of its pixels)")
         for lack in self.engine_lacks:
             lines.append(f"\nnote: {lack}")
         if len(names) > 1:
@@ -198,6 +204,8 @@ def _view_lines(v: ViewReport, *, with_profile: bool) -> list[str]:
             lines.append(f"      request {line(r['method'])} → {line(r.get('answer', '?'))}")
     for kind, path in v.screenshots.items():
         lines.append(f"      screenshot ({kind}): {path}")
+    for kind, entry in v.baseline.items():
+        lines.append("      " + line(baseline_line(kind, entry)))
     for lack in v.engine_lacks:
         lines.append(f"      note: {lack}")
     methods = [f"{'<-' if t['direction'] == 'in' else '->'} {line(t.get('method') or _reply(t['message']))}"
@@ -205,6 +213,16 @@ def _view_lines(v: ViewReport, *, with_profile: bool) -> list[str]:
     if methods:
         lines.append(f"      ui.rpc ({len(methods)}): " + ", ".join(methods[:14]) + (" …" if len(methods) > 14 else ""))
     return lines
+
+
+def baseline_line(scheme: str, entry: dict[str, Any]) -> str:
+    """One line about a screenshot and its baseline (shells/check/baseline.py fills ``entry``)."""
+    status = entry.get("status", "?")
+    if status == "changed":
+        return f"baseline ({scheme}): CHANGED, {entry.get('changedPercent', 0):.2f} % of pixels; diff: {entry['diff']}"
+    if status == "same":
+        return f"baseline ({scheme}): same ({entry.get('changedPercent', 0):.2f} % of pixels changed)"
+    return f"baseline ({scheme}): {status} {entry['baseline']}"
 
 
 def _reply(message: Any) -> str:

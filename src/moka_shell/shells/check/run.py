@@ -4,7 +4,6 @@ dispatcher, headless, under one or more host profiles, and report on every view.
 from __future__ import annotations
 
 import asyncio
-import re
 import threading
 import time
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from moka_shell.core.views.view import View, notification
 from moka_shell.errors import MokaError, ServerUnavailableError, UnknownServerError, UsageError
 from moka_shell.inspector import EventFilter
 from moka_shell.paths import Paths
-from moka_shell.shells.check import loads
+from moka_shell.shells.check import baseline, loads
 from moka_shell.shells.check import storage as check_storage
 from moka_shell.shells.check.engines import ChromiumEngine, Engine, pick_engine
 from moka_shell.shells.check.profiles import ProfileSpec, resolve
@@ -46,6 +45,7 @@ class CheckOptions:
     record: str | None = None  # write the view's session here (shells/replay.py reads it back)
     no_storage: bool = False  # views get no storage, as in hosts without Moka's (shells/check_storage.py)
     answers: ScriptedAnswers | None = None  # servers' questions answered up front (--answer…); else refused
+    baselines: baseline.Baselines | None = None  # --baseline: screenshots compared with (or written to) a folder
 
 
 def example_arguments(schema: dict[str, Any]) -> dict[str, Any]:
@@ -167,8 +167,8 @@ class Checker:
                         deadline=time.monotonic() + self.timeout + self.settle, pause=engine.pause)
         probe = engine.probe(view.id) if view.initialized else None
         painted = engine.painted(view.id) if view.initialized and view.state != "failed" else None
-        if self.options.screenshot_dir and view.initialized and view.state != "failed":
-            self._screenshots(vr, view, engine, spec)
+        shot = bool(self.options.screenshot_dir) and view.initialized and view.state != "failed"
+        unsteady = self._screenshots(vr, view, engine, spec) if shot else set()
         vr.engine_lacks = [lack for lack in engine.lacks if self._wants(lack)]
         events = app.inspector.query(EventFilter(view=view.id), limit=5000)
         with self._lock:
@@ -177,6 +177,8 @@ class Checker:
                 seen={"probe": probe, "painted": painted,
                       "loads": loads.reasons(loads.failed_urls(events), engine.failed_loads())}, profile=spec.profile, consent=consent, engine=engine.name)
         check_storage.report(app, view, vr, self.options.no_storage)
+        if self.options.baselines and shot:  # after collect: a change adds to what the view did, last
+            baseline.judge(vr, baseline.stem(self.server, vr.tool, spec.name), self.options.baselines, unsteady)
         if self.options.record:
             from moka_shell.shells.check.replay import write_recording
 
@@ -185,13 +187,17 @@ class Checker:
         return vr
 
     def _wants(self, lack: str) -> bool:
-        return lack != "screenshots" or bool(self.options.screenshot_dir)
+        return lack != "screenshots" or bool(self.options.screenshot_dir or self.options.baselines)
 
-    def _screenshots(self, vr: ViewReport, view: View, engine: Engine, spec: ProfileSpec) -> None:
-        """A PNG of the settled view in light, then in dark (told by host-context-changed)."""
+    def _screenshots(self, vr: ViewReport, view: View, engine: Engine, spec: ProfileSpec) -> set[str]:
+        """A PNG of the settled view in light, then in dark (told by host-context-changed).
+
+        For baselines each is taken until two in a row agree; returns the schemes that never did.
+        """
+        unsteady: set[str] = set()
         folder = Path(self.options.screenshot_dir or ".")
         folder.mkdir(parents=True, exist_ok=True)
-        stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{self.server}-{vr.tool}-{spec.name}")
+        stem = baseline.stem(self.server, vr.tool, spec.name)
         for dark in (False, True):
             scheme = "dark" if dark else "light"
             if dark:
@@ -200,10 +206,15 @@ class Checker:
                 watch(view, self.core.app.inspector, settle=min(self.settle, 1.0),  # type: ignore[union-attr]
                       deadline=time.monotonic() + self.settle + 3, pause=engine.pause)
             path = folder / f"{stem}-{scheme}.png"
-            if engine.screenshot(str(path)):
+            taken, steady = (baseline.steady_screenshot(engine, str(path)) if self.options.baselines
+                             else (engine.screenshot(str(path)), True))
+            if taken:
                 vr.screenshots[scheme] = str(path)
+            if taken and not steady:
+                unsteady.add(scheme)
         engine.set_scheme(False)
         self._send_theme(view, "light")
+        return unsteady
 
     def _send_theme(self, view: View, scheme: str) -> None:
         app = self.core.app
@@ -244,6 +255,9 @@ def run_check(paths: Paths, server: str, options: CheckOptions) -> CheckReport:
     kind = pick_engine(options.engine)
     checker = Checker(paths, server, options)
     checker.report.engine = kind
+    if b := options.baselines:
+        checker.report.baseline = {"folder": b.folder, "update": b.update, "tolerancePercent": b.tolerance,
+                                   "diffFolder": str(b.diff_dir)}
     checker.report.profiles = [{"name": s.name, "title": s.title, "summary": s.summary, "sources": list(s.sources)}
                                for s in specs]
     try:
