@@ -4,9 +4,7 @@ The same executable is also the bundled demo server (`moka demo-server`) and eve
 other stdio helper Moka starts, because a frozen app has no `python -m`.
 """
 
-import sys
-
-from moka_shell.cli.main import main
+from moka_shell.cli.main import entry
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

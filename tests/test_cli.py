@@ -161,3 +161,23 @@ def test_tool_output_is_capped_before_it_goes_anywhere() -> None:
     assert result_size(capped) <= 20_000
     assert "structuredContent" not in capped and capped["content"][1]["type"] == "text"
     assert capped["_meta"]["moka/truncated"]["originalBytes"] > 100_000
+
+
+def test_a_one_shot_command_ends_at_once_with_all_it_wrote(tmp_path: Path) -> None:
+    """`moka inspect`, `tools`, `call`, `check` end without the interpreter's teardown (cli.main.entry):
+    everything they wrote still arrives, through a pipe, past any buffer, with its exit code."""
+    folder = tmp_path / "data" / "inspector"
+    folder.mkdir(parents=True)
+    with (folder / "events-2026-01-01.jsonl").open("w", encoding="utf-8") as fh:
+        for seq in range(1, 3001):  # ~1 MB of output: many times stdout's buffer and a pipe's
+            fh.write(json.dumps({"seq": seq, "time": 1.0, "channel": "c", "method": "m", "pad": "p" * 300}) + "\n")
+    done = moka(tmp_path, "inspect", "--json", "--limit", "3000")
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(line)["seq"] for line in done.stdout.splitlines()] == list(range(1, 3001))
+    # A Python thread left running (as a library's might be) is not waited for: the command is done.
+    script = ("import threading, time, moka_shell.cli.main as m; "
+              "threading.Thread(target=time.sleep, args=(600,)).start(); m.entry()")
+    ended = subprocess.run([sys.executable, "-c", script, "inspect", "--limit", "1"], capture_output=True, text=True,
+                           timeout=120, env={**os.environ, "MOKA_CONFIG": str(tmp_path / "config.json"),
+                                             "MOKA_DATA_DIR": str(tmp_path / "data")})
+    assert ended.returncode == 0 and ended.stdout.count("\n") == 1, ended.stdout + ended.stderr

@@ -1,5 +1,5 @@
 """`python -m moka_shell` runs the `moka` command."""
 
-from moka_shell.cli.main import main
+from moka_shell.cli.main import entry
 
-raise SystemExit(main())
+entry()
