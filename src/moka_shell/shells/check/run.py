@@ -8,6 +8,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from moka_shell.core.mcp.catalog import ToolEntry
@@ -89,8 +90,15 @@ class Checker:
         self._consent: list[dict[str, Any]] | None = None
         self._wall0 = time.time()
 
-    def start(self) -> list[ToolEntry]:
-        """Start the core, wait for the server; returns the UI tools to render."""
+    def start(self, meanwhile: Callable[[], None] | None = None) -> list[ToolEntry]:
+        """Start the core, wait for the server; returns the UI tools to render.
+
+        ``meanwhile`` runs on this thread while the core and the server start on theirs: the
+        browser's launch needs neither, and took a second before the first view (issue 30.5).
+        """
+        self.core.begin()
+        if meanwhile is not None:
+            meanwhile()
         self.core.start()
         app = self.core.app
         assert app is not None
@@ -260,21 +268,29 @@ def run_check(paths: Paths, server: str, options: CheckOptions) -> CheckReport:
                                    "diffFolder": str(b.diff_dir)}
     checker.report.profiles = [{"name": s.name, "title": s.title, "summary": s.summary, "sources": list(s.sources)}
                                for s in specs]
+    launched: dict[str, Any] = {}
+
+    def launch() -> None:
+        try:
+            launched["engine"] = ChromiumEngine()
+        except Exception as exc:  # Playwright's own errors, or its absence: raised only if a view needs it
+            launched["error"] = exc
+
     try:
-        entries = checker.start()
+        entries = checker.start(meanwhile=launch if kind == "chromium" else None)
         if not entries:
-            pass  # nothing to render: no engine to start
+            pass  # nothing to render (a browser launched meanwhile is closed below)
         elif kind == "chromium":
-            eng = ChromiumEngine()
-            try:
-                checker.render_all(entries, eng, specs)
-            finally:
-                eng.close()
+            if "error" in launched:
+                raise launched["error"]
+            checker.render_all(entries, launched["engine"], specs)
         else:
             from moka_shell.shells.check.webview_engine import render_in_webview
 
             render_in_webview(lambda engine: checker.render_all(entries, engine, specs))
     finally:
+        if "engine" in launched:
+            launched["engine"].close()
         checker.stop()
     lacks = {lack for v in checker.report.views for lack in v.engine_lacks}
     checker.report.engine_lacks = [f"the {kind} engine cannot take {lack}" if lack == "screenshots"
