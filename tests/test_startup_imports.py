@@ -49,3 +49,10 @@ def test_the_core_and_its_web_server_load_no_json_schema_validator() -> None:
     # start, which the desktop's "interactive" waits for, does not pay for it.
     loaded = imports_after("import moka_shell.core.app, moka_shell.web.server")
     assert "jsonschema" not in loaded
+
+
+def test_runs_that_keep_no_conversations_load_no_chat_engine() -> None:
+    # `moka tools`, `call` and `check` never chat: the chat engine and its store load only where a
+    # run keeps conversations (MokaApp.start(store=True)); docs/performance.md §19.
+    loaded = imports_after("import moka_shell.core.app, moka_shell.cli.commands, moka_shell.shells.check.run")
+    assert not {"moka_shell.core.chat.engine", "moka_shell.core.chat.store"} & loaded

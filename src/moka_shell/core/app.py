@@ -16,9 +16,7 @@ from typing import TYPE_CHECKING, Any
 from moka_shell.config import ApprovalMode, ConfigFile, MokaConfig
 from moka_shell.core.chat.approval import Approvals
 from moka_shell.core.chat.backends import AgentBackend
-from moka_shell.core.chat.engine import ChatEngine
 from moka_shell.core.chat.sampling import ServerSampling
-from moka_shell.core.chat.store import Store
 from moka_shell.core.config_watch import ConfigWatch
 from moka_shell.core.consent import Consent
 from moka_shell.core.instance_lock import InstanceLock
@@ -43,6 +41,8 @@ from moka_shell.plugins import PluginHost
 from moka_shell.registered import Registered
 
 if TYPE_CHECKING:
+    from moka_shell.core.chat.engine import ChatEngine
+    from moka_shell.core.chat.store import Store
     from moka_shell.hookspecs import PluginApp
 
 log = logging.getLogger("moka")
@@ -220,6 +220,11 @@ class MokaApp:
         self.instance_lock.acquire()
         self._plugins_blocked({i.name: i.error or "" for i in self.plugins.infos.values() if i.blocked})
         self.plugins.on_block = lambda name, why: self._plugins_blocked({name: why})
+        # Imported here: only runs that keep conversations chat, and `moka tools`/`call`/`check` start
+        # faster without the chat engine and its store (docs/performance.md §19).
+        from moka_shell.core.chat.engine import ChatEngine
+        from moka_shell.core.chat.store import Store
+
         try:
             store = Store(self.paths.database)
         except StoreDamagedError as exc:
