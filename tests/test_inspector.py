@@ -273,3 +273,18 @@ async def test_a_cursor_that_is_not_a_number_is_a_clear_params_error(tmp_path: P
     reply = await Bridge(app).handle({"id": 1, "method": "inspector.page", "params": {"before": "soon"}})
     assert reply is not None and reply["error"]["code"] == -32602
     assert "'before'" in reply["error"]["message"] and "soon" in reply["error"]["message"]
+
+
+def test_the_ring_keeps_as_many_events_as_the_setting_says(tmp_path: Path) -> None:
+    """`inspector.ringEvents` caps what Moka holds in memory; the log on disk keeps everything."""
+    config = MokaConfig.model_validate({"mcpServers": {}, "inspector": {"ringEvents": 1000}})
+    app = MokaApp(Paths(tmp_path / "config.json", tmp_path / "data"), config=config)
+    for i in range(2500):
+        app.inspector.record("mcp", {"i": i}, method="x")
+    page = app.inspector.page(limit=5)
+    assert page.total == 1000 and page.capacity == 1000
+    assert [e["message"]["i"] for e in page.events] == [2495, 2496, 2497, 2498, 2499]
+    app.inspector.close()
+    assert len(list(read_log(tmp_path / "data" / "inspector"))) == 2500
+    with pytest.raises(ValueError):
+        MokaConfig.model_validate({"inspector": {"ringEvents": 10}})  # fewer would hide a single burst

@@ -146,12 +146,16 @@ class ApprovalSettings(BaseModel):
 
 
 class InspectorSettings(BaseModel):
-    """How much of the inspector's log is kept on disk."""
+    """How much of the inspector's log is kept on disk, and how many events in memory."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     # The JSONL log's total cap; the oldest files go first (inspector_log.py).
     max_log_mb: int = Field(default=200, alias="maxLogMB", ge=10, le=100_000)
+    # The newest events the Inspector screen holds (the ring; its other cap is RING_BYTES of their
+    # JSON). Moka's memory grows with the ring until it is full, then stays flat: a smaller ring keeps
+    # a long-running Moka small, and older events stay on disk for `moka inspect`.
+    ring_events: int = Field(default=100_000, alias="ringEvents", ge=1_000, le=1_000_000)
 
 
 class MokaConfig(BaseModel):

@@ -72,7 +72,8 @@ class MokaApp:
         self.config = config
         SECRETS.watch(lambda: config_secrets(self.config))  # servers' env and headers values are masked everywhere
         mask_logs()
-        self.inspector = Inspector(paths.inspector_dir, max_log_bytes=config.inspector.max_log_mb * 2**20)
+        self.inspector = Inspector(paths.inspector_dir, max_log_bytes=config.inspector.max_log_mb * 2**20,
+                                   capacity=config.inspector.ring_events)
         self._listeners: list[Listener] = []
         self._left_at: float | None = None  # when the last front end went (a page's socket dropped)
         self.transports: dict[str, Registered[Transport]] = self.plugins.registry("transports")
