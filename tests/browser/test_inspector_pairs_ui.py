@@ -58,7 +58,9 @@ def test_one_row_per_exchange_with_its_time_and_a_curl_to_repeat_it(moka_factory
         assert methods == ["tools/call", "result · tools/call"], methods
         page.locator(ROWS).nth(1).click()
         page.get_by_role("button", name="Show request").click()
-        assert page.locator(f"{ROWS}.selected .c-method").inner_text() == "tools/call"
+        # The list re-renders in the next animation frame (select → schedule): wait for it, not one look.
+        moka.wait(lambda: page.locator(f"{ROWS}.selected .c-method").all_inner_texts() == ["tools/call"],
+                  10, "the request's row selected")
         assert not moka.console or not any("pageerror" in c for c in moka.console), moka.console
     finally:
         proc.kill()  # an HTTP server with open streams may take its time over a graceful stop
