@@ -207,7 +207,7 @@ def _view_lines(v: ViewReport, *, with_profile: bool) -> list[str]:
     for kind, entry in v.baseline.items():
         lines.append("      " + line(baseline_line(kind, entry)))
     for lack in v.engine_lacks:
-        lines.append(f"      note: {lack}")
+        lines.append(f"      note: {lacking('this', lack)}")
     methods = [f"{'<-' if t['direction'] == 'in' else '->'} {line(t.get('method') or _reply(t['message']))}"
                for t in v.transcript]
     if methods:
@@ -229,3 +229,8 @@ def _reply(message: Any) -> str:
     if isinstance(message, dict) and "error" in message:
         return f"error {message['error'].get('code')}"
     return "result" if isinstance(message, dict) and "result" in message else "?"
+
+
+def lacking(engine: str, lack: str) -> str:
+    """What an engine could not do, as a sentence ("the webview engine cannot take screenshots")."""
+    return f"{engine if engine == 'this' else f'the {engine}'} engine cannot {'take ' if lack == 'screenshots' else ''}{lack}"

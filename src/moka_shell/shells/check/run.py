@@ -22,7 +22,7 @@ from moka_shell.shells.check import baseline, loads
 from moka_shell.shells.check import storage as check_storage
 from moka_shell.shells.check.engines import ChromiumEngine, Engine, pick_engine
 from moka_shell.shells.check.profiles import ProfileSpec, resolve
-from moka_shell.shells.check.report import CheckReport, ViewReport
+from moka_shell.shells.check.report import CheckReport, ViewReport, lacking
 from moka_shell.shells.check.watch import collect, watch
 from moka_shell.shells.core_thread import CoreThread
 
@@ -293,6 +293,5 @@ def run_check(paths: Paths, server: str, options: CheckOptions) -> CheckReport:
             launched["engine"].close()
         checker.stop()
     lacks = {lack for v in checker.report.views for lack in v.engine_lacks}
-    checker.report.engine_lacks = [f"the {kind} engine cannot take {lack}" if lack == "screenshots"
-                                   else f"the {kind} engine cannot {lack}" for lack in sorted(lacks)]
+    checker.report.engine_lacks = [lacking(kind, lack) for lack in sorted(lacks)]
     return checker.report
