@@ -114,6 +114,27 @@ def test_an_owners_confidential_client_signs_in_with_its_secret(tmp_path: Path, 
     assert "Stored: clientSecret" in oauth(tmp_path).stdout
 
 
+def test_a_client_secret_goes_to_the_os_keyring_when_there_is_one(tmp_path: Path, auth_server: AuthServer) -> None:
+    """With a working keyring the secret lives there (not in the token file, not in the config), and the
+    client credentials grant reads it back from there."""
+    configure(tmp_path, auth_server)
+    ring = tmp_path / "keyring.json"
+    env = {**os.environ, "MOKA_CONFIG": str(tmp_path / "config.json"), "MOKA_DATA_DIR": str(tmp_path / "data"),
+           "PYTHON_KEYRING_BACKEND": "file_keyring.FileKeyring", "MOKA_TEST_KEYRING_FILE": str(ring),
+           "PYTHONPATH": os.pathsep.join([str(SERVERS), os.environ.get("PYTHONPATH", "")])}
+    secret = auth_server.keys()["secrets"]["robot"]
+    done = subprocess.run([sys.executable, "-m", "moka_shell", "servers", "oauth", "remote", "--grant",
+                           "client-credentials", "--client-id", "robot", "--client-secret-stdin"], input=secret + "\n",
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "the OS keyring (file_keyring.FileKeyring)" in done.stdout, done.stdout
+    assert secret in ring.read_text() and not (tmp_path / "data" / "oauth-tokens.json").exists()
+    assert secret not in (tmp_path / "config.json").read_text() and secret not in done.stdout + done.stderr
+    call = subprocess.run([sys.executable, "-m", "moka_shell", "call", "remote", "whoami"], capture_output=True,
+                          text=True, env=env, timeout=120)
+    assert call.returncode == 0 and "robot via client_credentials" in call.stdout, call.stderr
+
+
 @pytest.mark.parametrize("method", ["client_secret_basic", "client_secret_post"])
 def test_client_credentials_with_a_secret(tmp_path: Path, auth_server: AuthServer, method: str) -> None:
     """No person: the issuer is learnt from the server's metadata and said; tools work at once."""
