@@ -3,6 +3,7 @@ against the demo server with the wheel built from the checkout, in a person's ve
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from support import node, npm_server
 from wheel_support import ROOT, built_dist, user_venv, venv_env
 
 pytestmark = pytest.mark.slow
@@ -30,7 +32,7 @@ def test_the_action_yml_is_a_composite_action_whose_step_runs_the_script() -> No
     assert len(re.findall(r"^        MOKA_\w+:", text, re.MULTILINE)) == len(inputs) == 9
 
 
-def test_the_action_script_installs_the_wheel_and_checks_the_demo_server(
+def test_the_action_script_installs_the_wheel_and_checks_the_demo_server_and_an_app(
         tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
     if not shutil.which("chromium"):
         pytest.skip("chromium is not installed")
@@ -53,6 +55,18 @@ def test_the_action_script_installs_the_wheel_and_checks_the_demo_server(
     assert list((tmp_path / "out" / "shots").glob("*-dark.png"))
     # The baseline input reaches `moka check --baseline`: with --update-baseline it stores every view's PNGs.
     assert len(list((tmp_path / "baseline").glob("moka-demo-*-light.png"))) == 4, done.stdout[-3000:]
+    # An official example app, named in a config file of the author's (MOKA_CONFIG_FILE), as a repository
+    # of an app would run it.
+    config = tmp_path / "author.json"
+    config.write_text(json.dumps({"mcpServers": {"vanilla": {"command": node(), "args": [
+        npm_server("mcp-server-basic-vanillajs"), "--stdio"]}}}), encoding="utf-8")
+    app = subprocess.run(["bash", str(ROOT / "scripts" / "check_action.sh")], cwd=tmp_path, timeout=600,
+                         env={**env, "MOKA_SERVER": "vanilla", "MOKA_CONFIG_FILE": str(config), "MOKA_PROFILES": "moka",
+                              "MOKA_OUT": str(tmp_path / "out-app"), "MOKA_BASELINE": str(tmp_path / "baseline-app")},
+                         capture_output=True, text=True)
+    assert app.returncode == 0 and "moka check: exit 0" in app.stdout, app.stdout[-3000:] + app.stderr[-3000:]
+    assert len(list((tmp_path / "baseline-app").glob("vanilla-*-light.png"))) == 1
+    assert "vanilla" in (tmp_path / "out-app" / "moka.html").read_text(encoding="utf-8")
     # A failing check fails the step: an unknown server is the CLI's usage error, passed through.
     bad = subprocess.run(["bash", str(ROOT / "scripts" / "check_action.sh")], cwd=tmp_path,
                          env={**env, "MOKA_SERVER": "no-such-server"}, capture_output=True, text=True, timeout=300)
