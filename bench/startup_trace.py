@@ -25,7 +25,6 @@ WATCHED = ("moka_shell.cli.main", "moka_shell.cli.run", "moka_shell.cli.commands
            "PyQt6.QtWidgets", "moka_shell.core.app", "mcp", "moka_shell.web.server", "uvicorn", "starlette",
            "moka_shell.core.chat.engine", "moka_shell.core.mcp.servers", "moka_shell.builtins", "httpx", "anyio")
 
-
 class _Stamps:
     """Time stamps in ms after the spawn (the parent passes its time.time() in MOKA_TRACE_SPAWN)."""
 
@@ -127,9 +126,59 @@ def _child(out: str) -> None:
             stamps.mark("core started (page URL next)")
 
     desktop.CoreThread = Traced  # type: ignore[misc]
+    real_start_core = core_thread.start_core
+
+    async def start_core(*args: Any, **kw: Any) -> Any:
+        serving(stamps)  # on the core thread, as the core imports the web server: not before the window
+        return await real_start_core(*args, **kw)
+
+    core_thread.start_core = start_core
     from moka_shell.cli.main import main
 
     main([])
+
+
+def serving(stamps: _Stamps) -> None:
+    """Stamp the page's requests as the core's server sees them: the index, the first and last file, the socket."""
+    from moka_shell.web.server import WebServer
+    from moka_shell.web.static_files import StaticFilesInMemory as StaticFiles
+
+    count = {"files": 0}
+    real_files = StaticFiles.__call__
+
+    async def files(self: Any, scope: Any, receive: Any, send: Any) -> None:
+        count["files"] += 1
+        if count["files"] == 1:
+            stamps.mark("server: first static file asked")
+        await real_files(self, scope, receive, send)
+        stamps.rows = [r for r in stamps.rows if not r[1].startswith("server: static file answered")]
+        stamps.mark(f"server: static file answered ({count['files']} so far)")
+
+    StaticFiles.__call__ = files  # type: ignore[method-assign]
+    wrap_async = _wrapper(stamps)
+    wrap_async(WebServer, "_index", "server: index.html")
+    real_ws = WebServer._ws
+
+    async def ws(self: Any, socket: Any) -> None:
+        stamps.mark("server: the page's socket arrives")
+        await real_ws(self, socket)
+
+    WebServer._ws = ws  # type: ignore[method-assign,assignment]
+
+
+def _wrapper(stamps: _Stamps) -> Any:
+    def wrap_async(owner: Any, attr: str, label: str) -> None:
+        original = getattr(owner, attr)
+
+        async def wrapped(*args: Any, **kw: Any) -> Any:
+            stamps.mark(f"{label} begins")
+            try:
+                return await original(*args, **kw)
+            finally:
+                stamps.mark(f"{label} done")
+
+        setattr(owner, attr, wrapped)
+    return wrap_async
 
 
 def main() -> int:

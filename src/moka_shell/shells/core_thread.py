@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import importlib
 import os
 import sys
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from moka_shell.core.shell import Mode, ShellActions
@@ -37,25 +38,51 @@ async def start_core(paths: Paths, *, mode: Mode, port: int = 0, servers: list[s
                      store: bool = True, actions: ShellActions | None = None,
                      handshake_timeout: float | None = None,
                      answers: ScriptedAnswers | None = None,
-                     config: MokaConfig | None = None) -> tuple[MokaApp, WebServer]:
-    """Create the app and its web server on the running loop (``config``: this one, not the file's; ``moka dev``)."""
-    from moka_shell.core.app import MokaApp
-    from moka_shell.core.views.host import HANDSHAKE_TIMEOUT
+                     config: MokaConfig | None = None,
+                     on_serving: Callable[[WebServer], None] | None = None) -> tuple[MokaApp, WebServer]:
+    """Create the app and its web server on the running loop (``config``: this one, not the file's; ``moka dev``).
+
+    With ``on_serving``, the web server starts first and ``on_serving(web)`` is called as soon as it
+    serves the UI's files; the core's imports then run on a worker thread, so this loop keeps
+    answering the page while they do (the desktop window loads the page beside them).
+    """
     from moka_shell.web.server import WebServer
 
-    app = MokaApp(paths, mode=mode, actions=actions, answers=answers, config=config,
-                  handshake_timeout=HANDSHAKE_TIMEOUT if handshake_timeout is None else handshake_timeout)
-    web = WebServer(app, port=port)
-    await web.start()
+    web = WebServer(None, port=port)
+    app: MokaApp | None = None
     try:
+        if on_serving is not None:
+            imported = asyncio.ensure_future(asyncio.to_thread(_import_core))  # beside the server's own start
+            try:
+                await web.start()
+                on_serving(web)
+            finally:
+                await imported
+        from moka_shell.core.app import MokaApp
+        from moka_shell.core.views.host import HANDSHAKE_TIMEOUT
+
+        app = MokaApp(paths, mode=mode, actions=actions, answers=answers, config=config,
+                      handshake_timeout=HANDSHAKE_TIMEOUT if handshake_timeout is None else handshake_timeout)
+        if on_serving is None:  # as before: served from the start (nothing loads the page until this returns)
+            web.attach(app)
+            await web.start()
         await app.start(servers=servers, store=store, endpoints=web.endpoints)
     except BaseException:  # e.g. another Moka holds the data dir: leave nothing listening
-        await app.stop()
+        if app is not None:
+            await app.stop()
         await web.stop()
         raise
+    # The page loaded early talks to the core only once it has started (its socket waited till now).
+    web.attach(app)
     if app.instance_lock is not None:
         app.instance_lock.describe(url=web.endpoints.host_origin)  # the origin only: never the token
     return app, web
+
+
+def _import_core() -> None:
+    """The core's modules (the MCP SDK, pydantic, the bridge): imported off the loop that serves the page."""
+    for name in ("moka_shell.core.app", "moka_shell.core.views.host", "moka_shell.bridge"):
+        importlib.import_module(name)
 
 
 class CoreThread:
@@ -63,8 +90,10 @@ class CoreThread:
 
     def __init__(self, paths: Paths, *, mode: Mode = "desktop", servers: list[str] | None = None,
                  store: bool = True, actions: ShellActions | None = None,
-                 handshake_timeout: float | None = None, answers: ScriptedAnswers | None = None) -> None:
+                 handshake_timeout: float | None = None, answers: ScriptedAnswers | None = None,
+                 early_page: bool = False) -> None:
         self.paths = paths
+        self.early_page = early_page  # serve the page before the core's imports (``serving_url``)
         self.answers = answers
         self.mode: Mode = mode
         self.servers = servers
@@ -75,6 +104,8 @@ class CoreThread:
         self.app: MokaApp | None = None
         self.web: WebServer | None = None
         self._ready = threading.Event()
+        self._serving = threading.Event()
+        self.early_web: WebServer | None = None  # the web server once it serves the page, before the core is up
         self._error: BaseException | None = None
         self._stopped = asyncio.Event()
         self.thread = threading.Thread(target=self._run, name="moka-core", daemon=True)
@@ -92,6 +123,20 @@ class CoreThread:
         if self._error is not None:
             raise self._error
 
+    def serving_url(self, timeout: float = 30.0) -> str:
+        """The UI's URL as soon as the page can be loaded (the core may still be starting behind it)."""
+        self.begin()
+        if not self._serving.wait(timeout):
+            raise TimeoutError("the core did not start in time")
+        web = self.early_web or self.web
+        if web is None:
+            raise self._error or RuntimeError("the core stopped before it served the page")
+        return web.url
+
+    def _on_serving(self, web: WebServer) -> None:
+        self.early_web = web
+        self._serving.set()
+
     def _run(self) -> None:
         asyncio.set_event_loop(self.loop)
         self.loop.run_until_complete(self._main())
@@ -100,11 +145,15 @@ class CoreThread:
         try:
             self.app, self.web = await start_core(self.paths, mode=self.mode, servers=self.servers, store=self.store,
                                                   actions=self.actions, handshake_timeout=self.handshake_timeout,
-                                                  answers=self.answers)
+                                                  answers=self.answers,
+                                                  on_serving=self._on_serving if self.early_page else None)
         except BaseException as exc:  # reported to the GUI thread by start()
             self._error = exc
+            self.early_web = None
+            self._serving.set()
             self._ready.set()
             return
+        self._serving.set()
         self._ready.set()
         await self._stopped.wait()
         await self.app.stop()

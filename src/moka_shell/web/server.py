@@ -24,10 +24,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from moka_shell.bridge import Bridge
 from moka_shell.core.shell import Endpoints
 from moka_shell.core.views.document import PRELUDE
 from moka_shell.core.views.reports import CspReports
@@ -39,9 +37,11 @@ from moka_shell.web.outbox import LIMIT as OUTBOX_LIMIT
 from moka_shell.web.outbox import LIVE_LIMIT as OUTBOX_LIVE_LIMIT
 from moka_shell.web.outbox import SocketOutbox
 from moka_shell.web.proxy_page import build_proxy_page
+from moka_shell.web.static_files import StaticFilesInMemory
 from moka_shell.web.view_guard import WEBRTC_GUARD
 
 if TYPE_CHECKING:
+    from moka_shell.bridge import Bridge
     from moka_shell.core.app import MokaApp
 
 log = logging.getLogger("moka.web")
@@ -96,11 +96,19 @@ def free_socket(port: int = 0) -> socket.socket:
 
 
 class WebServer:
-    """Serves both origins for one MokaApp and carries the Bridge over WebSocket."""
+    """Serves both origins for one MokaApp and carries the Bridge over WebSocket.
 
-    def __init__(self, app: MokaApp, *, port: int = 0, token: str | None = None) -> None:
-        self.app = app
-        self.bridge = Bridge(app)
+    Made with ``app=None``, it serves the UI's files at once and holds everything that needs the
+    core (the socket, RPC, view documents) until ``attach(app)``: the desktop window loads the page
+    while the core is still importing (docs/performance.md §13).
+    """
+
+    def __init__(self, app: MokaApp | None, *, port: int = 0, token: str | None = None) -> None:
+        self._app: MokaApp | None = None
+        self._bridge: Bridge | None = None
+        self._attached = asyncio.Event()
+        self._closed = False
+        self.waiting_for_core = 0  # requests held until the core is attached (the page's socket, RPC)
         self.token = token or secrets.token_urlsafe(24)
         self._host_sock = free_socket(port)
         self._sandbox_sock = free_socket(0)
@@ -118,10 +126,44 @@ class WebServer:
         self.outboxes: dict[WebSocket, SocketOutbox] = {}  # what each of them has yet to be sent
         self.outbox_limit, self.outbox_live_limit = OUTBOX_LIMIT, OUTBOX_LIVE_LIMIT
         self.outbox_peak = 0  # the most that waited for any page since start, closed sockets included
-        self.bridge.methods["app.sockets"] = self._sockets
         self._servers: list[uvicorn.Server] = []
         self._tasks: list[asyncio.Task[Any]] = []
         self._closing: set[asyncio.Task[None]] = set()  # close frames to pages that stopped reading
+        if app is not None:
+            self.attach(app)
+
+    def attach(self, app: MokaApp) -> None:
+        """Serve ``app``: the requests that waited for the core go on now."""
+        if self._app is app:
+            return
+        from moka_shell.bridge import Bridge  # with the core's imports, not before the page is served
+
+        self._app, self._bridge = app, Bridge(app)
+        self._bridge.methods["app.sockets"] = self._sockets
+        self._attached.set()
+
+    @property
+    def app(self) -> MokaApp:
+        """The core this server carries (only once attached)."""
+        if self._app is None:
+            raise RuntimeError("the web server has no core attached yet")
+        return self._app
+
+    @property
+    def bridge(self) -> Bridge:
+        """The Bridge the page's socket talks to (only once attached)."""
+        if self._bridge is None:
+            raise RuntimeError("the web server has no core attached yet")
+        return self._bridge
+
+    async def _core_ready(self) -> bool:
+        """Wait until the core is attached; False when the server stopped first (the core failed to start)."""
+        self.waiting_for_core += 1
+        try:
+            await self._attached.wait()
+        finally:
+            self.waiting_for_core -= 1
+        return self._app is not None and not self._closed
 
     @property
     def url(self) -> str:
@@ -136,7 +178,7 @@ class WebServer:
             Route("/", self._index),
             WebSocketRoute("/api/ws", self._ws),
             Route("/api/rpc", self._rpc_post, methods=["POST"]),
-            Mount("/static", StaticFiles(directory=STATIC)),
+            Mount("/static", StaticFilesInMemory(STATIC)),
             Route("/docs/", self._docs_page),
             Route("/docs/pages.json", self._docs_list),
             Route("/docs/{name}.md", self._docs_text),
@@ -173,6 +215,8 @@ class WebServer:
         """One Bridge frame over plain HTTP (for scripts and tests); needs the token header."""
         if not self._token_ok(request.headers.get("x-moka-token")):
             return PlainTextResponse("missing or wrong token", status_code=403)
+        if not await self._core_ready():
+            return PlainTextResponse("Moka is stopping", status_code=503)
         try:
             text = frame_text(await read_body(request, RPC_BODY_LIMIT))
             check_frame(text)  # size and depth before decoding (S2, S12)
@@ -189,6 +233,9 @@ class WebServer:
     async def _ws(self, ws: WebSocket) -> None:
         if not self._token_ok(ws.query_params.get("token")):
             await ws.close(code=4403, reason="missing or wrong token")
+            return
+        if not await self._core_ready():  # the page waits in CONNECTING while the core starts
+            await ws.close(code=1012, reason="Moka is stopping")
             return
         await ws.accept()
         self.sockets.add(ws)
@@ -318,6 +365,8 @@ class WebServer:
                                                 "X-Content-Type-Options": "nosniff"})
 
     async def _view_doc(self, request: Request) -> Response:
+        if self._app is None:  # no view exists before the core does
+            return PlainTextResponse("no such view", status_code=404)
         try:
             html, csp = self.app.view_host.document(request.path_params["view_id"], request.query_params.get("k", ""))
         except ViewError:
@@ -337,7 +386,7 @@ class WebServer:
             raw = await read_body(request, CSP_REPORT_LIMIT)
         except BodyTooLarge:
             return too_large(CSP_REPORT_LIMIT)
-        view = self.app.view_host.views.get(view_id)
+        view = self._app.view_host.views.get(view_id) if self._app is not None else None
         if view is None or not view.live or not self.reports.key_ok(view_id, request.query_params.get("k", "")):
             return Response(status_code=204)
         if not self.reports.admit(view_id):
@@ -381,6 +430,11 @@ class WebServer:
 
     async def stop(self) -> None:
         """Stop serving."""
+        self._closed = True
+        self._attached.set()  # requests still waiting for a core that never came are answered now
         for server in self._servers:
             server.should_exit = True
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        if not self._servers:  # never started: nothing else would close its listening sockets
+            self._host_sock.close()
+            self._sandbox_sock.close()

@@ -80,7 +80,7 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
     probe.acquire()
     probe.release()
     actions = DesktopActions()
-    core = CoreThread(paths, mode="desktop", actions=actions)
+    core = CoreThread(paths, mode="desktop", actions=actions, early_page=True)
     # The core's imports (the MCP SDK, pydantic: the larger part of the start) run on the core thread
     # while this thread builds the window; much of that is C++ and QtWebEngine's own processes,
     # which leave the GIL free. The core begins once Qt is imported: importing Qt's extension
@@ -147,9 +147,14 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
     main.events.loaded += lambda: page_loaded.set() if navigated.is_set() else None
 
     def after_start() -> None:
-        # The page replaces the skeleton only once the window is on screen and the core serves it.
+        # The page replaces the skeleton once the window is on screen and the web server is up: it
+        # loads beside the core's imports, and its socket waits until the core is there (§13).
         shown.wait(5)
         try:
+            url = core.serving_url()
+            navigated.set()
+            # The page waits for the core in the mode the skeleton drew: no light flash in a dark Moka.
+            main.load_url(url + (f"&mode={mode}" if mode in ("light", "dark") else ""))
             core.start()
         except Exception as exc:  # shown in the window and returned as the exit status
             failed.append(exc)
@@ -161,8 +166,6 @@ def run_desktop(paths: Paths, *, driver: Callable[[CoreThread, Any], None] | Non
         core.app.subscribe(on_event)
         if core.app.instance_lock is not None:
             core.app.instance_lock.listen_for_focus(actions.focus)
-        navigated.set()
-        main.load_url(core.web.url)
         if driver is not None:
             page_loaded.wait(30)  # drivers start on the real page, as they did before the skeleton
             try:

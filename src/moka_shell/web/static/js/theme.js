@@ -51,8 +51,11 @@ export async function reportSystemTheme() {
 }
 
 export function initTheme() {
-  // Before the core answers, follow the OS so the first paint is not a white flash at night.
-  root.dataset.theme = media.matches ? "dark" : "light";
+  // Before the core answers, follow the mode the desktop read from the config (?mode=, the page
+  // loads while the core starts), else the OS, so the first paint is not a white flash at night.
+  const asked = new URLSearchParams(location.search).get("mode");
+  const first = asked === "dark" || asked === "light" ? asked : media.matches ? "dark" : "light";
+  root.dataset.theme = first;
   api.on("theme.changed", applyTheme);
   media.addEventListener("change", reportSystemTheme);
 }
