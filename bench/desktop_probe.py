@@ -27,6 +27,7 @@ from moka_shell.shells.core_thread import CoreThread
 # bench.harness (and the core modules it imports) load once the core is up, not before the
 # window: the probe must not add to the start-up it measures.
 HELLOS: list[float] = []
+SERVER_READY: list[float] = []  # when the first server was ready (servers.changed with one "ready")
 
 
 def window() -> Any:
@@ -58,7 +59,10 @@ def drive(core: Any, task: str, spec: dict[str, Any]) -> dict[str, Any]:
     """Run one task; returns what goes into OUT.json."""
     wait_hello()
     if task == "start":
-        return {"hello": HELLOS[0]}
+        deadline = time.monotonic() + 60
+        while not SERVER_READY and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return {"hello": HELLOS[0], "server": SERVER_READY[0] if SERVER_READY else None}
     core.wait_servers()
     if task == "render":
         from bench.render import render_series
@@ -91,6 +95,12 @@ def drive(core: Any, task: str, spec: dict[str, Any]) -> dict[str, Any]:
     raise ValueError(f"unknown task {task!r}")
 
 
+def note_ready(event: str, data: Any) -> None:
+    """Note when a server first reports ready (the core's servers.changed events)."""
+    if not SERVER_READY and event == "servers.changed" and any(s.get("status") == "ready" for s in data or ()):
+        SERVER_READY.append(time.time())
+
+
 class ProbeCore(CoreThread):
     """The shell's core thread, plus the benchmark's hook and driver."""
 
@@ -98,11 +108,35 @@ class ProbeCore(CoreThread):
     out = Path("probe.json")
     spec: dict[str, Any] = {}
 
+    def _on_serving(self, web: Any) -> None:
+        # The page may say hello as soon as the core is attached, before start() returns: the hook
+        # goes in at attach (no bench.harness import here: it would load the core on this loop).
+        real_attach = web.attach
+
+        def attach(app: Any) -> None:
+            real_attach(app)
+            original = web.bridge.methods["app.hello"]
+
+            async def hello(params: dict[str, Any]) -> Any:
+                HELLOS.append(time.time())
+                return await original(params)
+
+            web.bridge.methods["app.hello"] = hello
+            web._probe_hooked = ("app.hello",)
+            app.subscribe(note_ready)
+
+        web.attach = attach
+        super()._on_serving(web)
+
     def start(self, timeout: float = 30.0) -> None:
         super().start(timeout)
-        from bench.harness import hook_hello
+        assert self.web is not None
+        if "app.hello" not in getattr(self.web, "_probe_hooked", ()):  # a core without the early page
+            from bench.harness import hook_hello
 
-        hook_hello(self.web, HELLOS)
+            hook_hello(self.web, HELLOS)
+            self.web._probe_hooked = ("app.hello",)  # type: ignore[attr-defined]
+            self.web.app.subscribe(note_ready)
         threading.Thread(target=self._drive, name="bench-driver", daemon=True).start()
 
     def _drive(self) -> None:

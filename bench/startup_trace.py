@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -110,20 +111,41 @@ def _child(out: str) -> None:
     wrap(webview, "start", "webview.start")
 
     class Traced(core_thread.CoreThread):
+        def _on_serving(self, web: Any) -> None:
+            stamps.mark("web server up (the page may load)")
+            real_attach = web.attach
+
+            def attach(app: Any) -> None:
+                stamps.mark("core attached (the page's socket goes on)")
+                real_attach(app)
+                original = web.bridge.methods["app.hello"]
+
+                async def on_hello(params: dict[str, Any]) -> Any:
+                    stamps.mark("app.hello reached the core")
+                    reply = await original(params)
+                    threading.Thread(target=finish, daemon=True).start()
+                    return reply
+
+                web.bridge.methods["app.hello"] = on_hello
+                app.subscribe(lambda event, data: stamps.mark("first server ready") if event == "servers.changed"
+                              and any(s.get("status") == "ready" for s in data or ())
+                              and not any(r[1] == "first server ready" for r in stamps.rows) else None)
+
+            web.attach = attach
+            super()._on_serving(web)
+
         def start(self, timeout: float = 30.0) -> None:
             stamps.mark("core start asked (window shown or timed out)")
             super().start(timeout)
-            assert self.web is not None and self.app is not None
-            original = self.web.bridge.methods["app.hello"]
+            stamps.mark("core started (servers loaded)")
 
-            async def on_hello(params: dict[str, Any]) -> Any:
-                stamps.mark("app.hello reached the core")
-                Path(out).write_text(json.dumps(stamps.rows), encoding="utf-8")
-                os._exit(0)
-                return await original(params)
-
-            self.web.bridge.methods["app.hello"] = on_hello
-            stamps.mark("core started (page URL next)")
+    def finish() -> None:
+        # Wait (bounded) for the first server to be ready, then write the stamps and end the run.
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not any(r[1] == "first server ready" for r in stamps.rows):
+            time.sleep(0.005)
+        Path(out).write_text(json.dumps(stamps.rows), encoding="utf-8")
+        os._exit(0)
 
     desktop.CoreThread = Traced  # type: ignore[misc]
     real_start_core = core_thread.start_core

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+from typing import Any
 
 import httpx2
 import pytest
@@ -19,17 +20,10 @@ from moka_shell.errors import InstanceRunningError
 from moka_shell.paths import Paths
 from moka_shell.shells.core_thread import start_core
 from moka_shell.web.server import WebServer
-from tests.ws_client import WsClient
+from support import until
+from ws_client import WsClient
 
 pytestmark = pytest.mark.anyio
-
-
-async def until(condition, what: str) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(2000):
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"never: {what}")
 
 
 async def test_the_page_is_served_before_the_core_and_its_socket_waits_for_it(paths: Paths) -> None:
@@ -103,3 +97,55 @@ async def test_start_core_serves_first_and_stops_serving_when_the_core_fails(pat
     assert early is not web
     with pytest.raises(OSError):  # nothing is left listening on the page's port
         socket.create_connection(("127.0.0.1", early.host_port), timeout=5).close()
+
+
+async def test_a_server_waiting_for_its_connection_looks_like_one_connecting(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Until the SDK is imported and the connections are made, servers.list shows each configured
+    # server as connecting, with the keys a connection's own info has (the page reads the same fields).
+    from support import manager
+
+    from moka_shell.config import ServerConfig
+    from moka_shell.core.mcp.servers import starting_info
+    from moka_shell.inspector import Inspector
+
+    mgr = manager(Inspector(tmp_path / "inspector"))
+    configs = {"on": ServerConfig(command="moka", args=["demo-server"]),
+               "off": ServerConfig(command="moka", args=["demo-server"], disabled=True)}
+    mgr.expect(configs)
+    early = {i["name"]: i for i in mgr.infos()}
+    assert {n: i["status"] for n, i in early.items()} == {"on": "connecting", "off": "disabled"}
+    mgr.load(configs)
+    made = {i["name"]: i for i in mgr.infos()}
+    for name in configs:
+        assert set(starting_info(name, configs[name])) == set(made[name]), name
+        assert early[name]["config"] == made[name]["config"]
+
+
+async def test_the_desktops_start_answers_the_page_then_connects_its_servers(paths: Paths) -> None:
+    # start_core with on_serving (the desktop): the page is answered once the core is open, with the
+    # configured server listed as connecting; the server connects after that, on the same core.
+    paths.config_file.write_text(json.dumps({"mcpServers": {"moka-demo": {"command": "moka",
+                                                                          "args": ["demo-server"]}}}), encoding="utf-8")
+    answered: list[Any] = []
+
+    def on_serving(web: WebServer) -> None:
+        async def hello_when_attached() -> None:
+            client = WsClient()
+            assert await client.connect(web.host_port, f"/api/ws?token={web.token}", origin=web.endpoints.host_origin)
+            await client.send_text(json.dumps({"id": 1, "method": "servers.list", "params": {}}))
+            answered.append((await client.reply(1))["result"])
+            await client.close()
+
+        pending.append(asyncio.ensure_future(hello_when_attached()))
+
+    pending: list[asyncio.Future[None]] = []
+    app, web = await start_core(paths, mode="desktop", store=True, on_serving=on_serving)
+    try:
+        await asyncio.wait_for(pending[0], 30)
+        assert [s["name"] for s in answered[0]] == ["moka-demo"]
+        assert answered[0][0]["status"] in ("connecting", "ready")
+        await app.servers.wait_ready(["moka-demo"], timeout=60)
+        assert app.servers.get("moka-demo").status == "ready"
+    finally:
+        await app.stop()
+        await web.stop()

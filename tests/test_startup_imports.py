@@ -56,3 +56,31 @@ def test_runs_that_keep_no_conversations_load_no_chat_engine() -> None:
     # run keeps conversations (MokaApp.start(store=True)); docs/performance.md §19.
     loaded = imports_after("import moka_shell.core.app, moka_shell.cli.commands, moka_shell.shells.check.run")
     assert not {"moka_shell.core.chat.engine", "moka_shell.core.chat.store"} & loaded
+
+
+def test_the_core_answers_the_page_before_the_sdk_is_imported() -> None:
+    # The desktop's "interactive" is the page's app.hello answered by the core; the MCP SDK (about
+    # half the core's imports) loads on a worker thread for the servers' connections, after that
+    # (docs/performance.md §13). The core, its web server, the page's bridge and the built-in
+    # plugins (transports included) load without it, and the core opens and answers hello.
+    loaded = imports_after(
+        "import asyncio, tempfile\n"
+        "from pathlib import Path\n"
+        "from moka_shell.paths import resolve_paths\n"
+        "from moka_shell.core.app import MokaApp\n"
+        "from moka_shell.web.server import WebServer\n"
+        "async def main():\n"
+        "    d = Path(tempfile.mkdtemp())\n"
+        "    (d / 'c.json').write_text('{\"mcpServers\": {\"s\": {\"command\": \"true\"}}}')\n"
+        "    app = MokaApp(resolve_paths(str(d / 'c.json'), str(d / 'data')), mode='desktop')\n"
+        "    web = WebServer(None)\n"
+        "    app.open(endpoints=web.endpoints)\n"
+        "    web.attach(app)\n"
+        "    reply = await web.bridge.handle({'id': 1, 'method': 'app.hello', 'params': {}})\n"
+        "    listed = await web.bridge.handle({'id': 2, 'method': 'servers.list', 'params': {}})\n"
+        "    assert 'result' in reply, reply\n"
+        "    assert [(s['name'], s['status']) for s in listed['result']] == [('s', 'connecting')], listed\n"
+        "    await app.stop()\n"
+        "    await web.stop()\n"
+        "asyncio.run(main())")
+    assert not {"mcp", "mcp_types"} & loaded, sorted(m for m in loaded if m.startswith(("mcp", "moka_shell.core.mcp")))

@@ -2,18 +2,20 @@
 
 Chromium loads the page from a web server that has no core yet (as the desktop window does while
 the core imports, docs/performance.md §13): it shows that Moka is starting in the mode named in
-its URL, not the OS's, its socket waits, and once the core is attached the page says hello and
-shows its first screen, with no reload.
+its URL, not the OS's, its socket waits, and once the core is open and attached the page says
+hello and shows its first screen, the configured server listed before its connection is made
+(the MCP SDK still loading), and a server entry that fails to load said when the entries are.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from typing import Any
 
 from moka_shell.paths import Paths
-from moka_shell.shells.core_thread import start_core
+from support import until
 from moka_shell.web.server import WebServer
 
 
@@ -45,18 +47,36 @@ def test_the_page_waits_in_the_persons_mode_then_goes_live(browser: Any, paths: 
         page.wait_for_function("() => document.querySelector('#conn').dataset.status === 'connecting'")
         assert loop.run(_waiting(web)) == 1  # the page's socket is held, not refused
 
-        app, spare = loop.run(start_core(paths, mode="browser", servers=[], store=True))
-        loop.run(spare.stop())
-        loop.loop.call_soon_threadsafe(web.attach, app)
+        # The core opens and is attached as the desktop's start does it; its servers come after.
+        app = loop.run(_open(paths, web))
         page.wait_for_function("() => document.querySelector('#conn').dataset.status === 'online'", timeout=30000)
         page.wait_for_function("() => !document.querySelector('#boot') || document.querySelector('#boot').hidden")
         assert page.evaluate("document.documentElement.dataset.theme") in ("light", "dark")
+        page.locator("#welcome").get_by_text("moka-demo", exact=True).wait_for()  # listed before it connects
+        assert page.get_by_text("No servers are configured yet.").count() == 0
+        assert page.locator("#app-problems").is_hidden()
+
+        loop.run(app.start_servers())
+        # A server entry that could not be loaded is said once the entries are, without a reload.
+        page.locator("#app-problems").get_by_text("no plugin provides").wait_for()
     finally:
         page.close()
         if app is not None:
             loop.run(app.stop())
         loop.run(web.stop())
         loop.close()
+
+
+async def _open(paths: Paths, web: WebServer) -> Any:
+    from moka_shell.core.app import MokaApp
+
+    paths.config_file.write_text(json.dumps({"mcpServers": {
+        "moka-demo": {"command": "moka", "args": ["demo-server"]},
+        "odd": {"type": "carrier-pigeon", "url": "http://127.0.0.1:9/"}}}), encoding="utf-8")
+    app = MokaApp(paths, mode="desktop")
+    app.open(endpoints=web.endpoints)
+    web.attach(app)
+    return app
 
 
 async def _serve() -> WebServer:
@@ -66,8 +86,4 @@ async def _serve() -> WebServer:
 
 
 async def _waiting(web: WebServer) -> int:
-    for _ in range(3000):
-        if web.waiting_for_core:
-            return web.waiting_for_core
-        await asyncio.sleep(0.01)
-    return 0
+    return await until(lambda: web.waiting_for_core, "the page's socket waits for the core")

@@ -10,7 +10,8 @@ import pytest
 
 from moka_shell.paths import Paths
 from moka_shell.shells.core_thread import start_core
-from moka_shell.web.server import CSP_REPORT_LIMIT, RPC_BODY_LIMIT
+from moka_shell.web.sandbox_origin import CSP_REPORT_LIMIT
+from moka_shell.web.server import RPC_BODY_LIMIT
 
 pytestmark = pytest.mark.anyio
 

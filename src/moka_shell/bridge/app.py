@@ -33,9 +33,7 @@ class AppMethods:
                 "dataDir": str(app.paths.data_dir),
                 "limits": {"inlineMinHeight": INLINE_MIN_HEIGHT, "inlineMaxHeight": INLINE_MAX_HEIGHT,
                            "inlineStartHeight": INLINE_START_HEIGHT},
-                "problems": [str(e) for e in app.problems] + [str(e) for e in app.plugins.broken()]
-                + ([app.inspector.problem] if app.inspector.problem else [])
-                + ([unsaved] if app.config_watch and (unsaved := app.config_watch.problem) else [])}
+                "problems": app.all_problems()}
 
     async def hello(self, p: Params) -> dict[str, Any]:
         """The page reports its locale, time zone, colour scheme and window size."""

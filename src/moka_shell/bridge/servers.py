@@ -8,12 +8,11 @@ from typing import TYPE_CHECKING, Any
 from moka_shell.bridge.params import Params, opt_dict, opt_str, req_str
 from moka_shell.config import ServerConfig
 from moka_shell.config_import import import_config_file, import_config_text
-from moka_shell.core.mcp.oauth.client_setup import set_client
-from moka_shell.core.mcp.oauth.signin import SignIns
 from moka_shell.errors import InvalidParamsError
 
 if TYPE_CHECKING:
     from moka_shell.core.app import MokaApp
+    from moka_shell.core.mcp.oauth.signin import SignIns
 
 
 class ServerMethods:
@@ -21,7 +20,16 @@ class ServerMethods:
 
     def __init__(self, app: MokaApp) -> None:
         self.app = app
-        self.sign_ins = SignIns(app.servers, app.emit, app.view_host.open_link)
+        self._sign_ins: SignIns | None = None
+
+    @property
+    def sign_ins(self) -> SignIns:
+        """The sign-ins under way; made on the first (its modules bring the SDK's OAuth client)."""
+        if self._sign_ins is None:
+            from moka_shell.core.mcp.oauth.signin import SignIns
+
+            self._sign_ins = SignIns(self.app.servers, self.app.emit, self.app.view_host.open_link)
+        return self._sign_ins
 
     def methods(self) -> dict[str, Any]:
         """Method name → coroutine function."""
@@ -70,6 +78,8 @@ class ServerMethods:
         secrets = opt_dict(p, "secrets")
         if not all(isinstance(v, str) or v is None for v in secrets.values()):
             raise InvalidParamsError("'secrets' values must be text (or null to forget one)")
+        from moka_shell.core.mcp.oauth.client_setup import set_client  # brings the SDK's OAuth helpers
+
         done = await set_client(self.app.server_configs, name, opt_dict(p, "oauth"), secrets)
         conn = await self.app.servers.add(name, self.app.server_configs.get(name))
         return {**done, "server": conn.info()}

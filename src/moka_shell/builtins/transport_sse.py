@@ -13,11 +13,7 @@ from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, TextIO
 
-import httpx2
-from mcp.client.sse import sse_client
-
 from moka_shell.config import ServerConfig
-from moka_shell.core.mcp.http_guard import ReplyGuard
 from moka_shell.errors import ServerError
 from moka_shell.hookspecs import RegisterTransport, hookimpl
 
@@ -40,8 +36,13 @@ class SseTransport:
 
 @asynccontextmanager
 async def _sse_streams(url: str, headers: dict[str, str], errlog: TextIO) -> AsyncIterator[Any]:
-    def client(headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None,
-               auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
+    # Imported here, not with the built-ins: the SDK loads with the first server (performance.md §13).
+    import httpx2
+    from mcp.client.sse import sse_client
+
+    from moka_shell.core.mcp.http_guard import ReplyGuard
+
+    def client(headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None) -> Any:
         return httpx2.AsyncClient(headers=headers, auth=auth, timeout=timeout or httpx2.Timeout(CONNECT_SECONDS),
                                   transport=ReplyGuard(errlog, sse=True))
 

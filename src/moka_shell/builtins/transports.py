@@ -8,17 +8,13 @@ from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, TextIO
 
-import httpx2
-from mcp.client.streamable_http import streamable_http_client
-
 from moka_shell.config import SELF_COMMAND, ServerConfig, self_command
 from moka_shell.config_oauth import OAuthSettings
-from moka_shell.core.mcp.http_guard import ReplyGuard
-from moka_shell.core.mcp.stdio_client import MAX_MESSAGE_BYTES
-from moka_shell.core.mcp.oauth.provider import connection_auth, find_oauth_failure, find_sign_in_required, uses_oauth
-from moka_shell.core.mcp.stdio_client import StdioLaunch, stdio_streams
 from moka_shell.errors import ServerError
 from moka_shell.hookspecs import RegisterTransport, hookimpl
+
+# The MCP SDK's transports (and httpx) are imported when a server is opened, not when the built-ins
+# register: Moka's page is answered before the SDK loads (docs/performance.md §13).
 
 
 def resolve_command(config: ServerConfig) -> tuple[str, list[str]]:
@@ -52,6 +48,8 @@ class StdioTransport:
             # Else the child's FileNotFoundError reads as "command not found" (finding R1.24).
             raise ServerError(f"the server's working directory does not exist: {config.cwd!r}",
                               hint="fix or remove the server's 'cwd'")
+        from moka_shell.core.mcp.stdio_client import StdioLaunch, stdio_streams
+
         # Moka's own reader: linear in a line's length, capped per message, tolerant of invalid UTF-8,
         # and it reports the exit code (findings R1.6, R1.9, R1.13).
         return stdio_streams(StdioLaunch(command, args, env or None, config.cwd), errlog)
@@ -71,6 +69,13 @@ class HttpTransport:
 @asynccontextmanager
 async def _http_streams(url: str, headers: dict[str, str], errlog: TextIO,
                         oauth: OAuthSettings | None = None) -> AsyncIterator[Any]:
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    from moka_shell.core.mcp.http_guard import ReplyGuard
+    from moka_shell.core.mcp.oauth.provider import connection_auth, find_oauth_failure, find_sign_in_required, uses_oauth
+    from moka_shell.core.mcp.stdio_client import MAX_MESSAGE_BYTES
+
     # OAuth only acts on a 401; a server given its own Authorization header is left alone.
     auth = connection_auth(url, oauth) if uses_oauth(headers) else None
     # HTTP errors are said with their status and body (finding R1.19), and a reply is read within the

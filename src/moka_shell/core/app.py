@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from moka_shell.config import ApprovalMode, ConfigFile, MokaConfig
+from moka_shell.config import ApprovalMode, ConfigFile, MokaConfig, ServerConfig
 from moka_shell.core.chat.approval import Approvals
 from moka_shell.core.chat.backends import AgentBackend
 from moka_shell.core.chat.sampling import ServerSampling
@@ -199,20 +199,46 @@ class MokaApp:
         ``endpoints`` are where the UI and the sandbox are served (the web server's); without
         them views can be created and fed, but no page can load them.
         """
+        self.open(servers=servers, store=store, endpoints=endpoints)
+        await self.start_servers(servers)
+
+    def open(self, *, servers: list[str] | None = None, store: bool = True, endpoints: Endpoints | None = None) -> None:
+        """Everything but the servers' connections: from here the page can be answered.
+
+        The servers to come are listed as connecting (``ServerManager.expect``) until
+        ``start_servers`` makes their connections, which imports the MCP SDK; the desktop answers
+        its page in between and imports the SDK on a worker thread (docs/performance.md §13).
+        """
         secure_data_dir(self.paths.data_dir)  # what an older Moka left group- and world-readable (G10)
-        wanted = self.config.mcp_servers
-        if servers is not None:
-            wanted = {n: c for n, c in wanted.items() if n in servers}
         if store:
             self._open_conversations()
         self._attach(endpoints or Endpoints())
-        self.problems = [*self.servers.load(wanted), *([self.store_problem] if self.store_problem else [])]
+        self.problems = [self.store_problem] if self.store_problem else []
+        self.servers.expect(self._wanted(servers))
+        self.loop = asyncio.get_running_loop()
+
+    async def start_servers(self, servers: list[str] | None = None) -> None:
+        """Make the servers' connections and start them, then the config watch and the plugins' start."""
+        load_problems = self.servers.load(self._wanted(servers))
+        self.problems = [*load_problems, *self.problems]
         self.servers.start_all()
+        self._servers_changed()  # a page answered before this saw them as connecting
+        if load_problems:
+            self.emit("app.problems", self.all_problems())
         if servers is None and self.config_watch is not None:
             self.config_watch.start()  # a run limited to some servers (moka check) ignores the rest
-        self.loop = asyncio.get_running_loop()
         # On a worker thread with a deadline: a plugin that blocks here is named and skipped.
         await self.plugins.call_each_async("moka_startup", app=self.for_plugins)
+
+    def _wanted(self, servers: list[str] | None) -> dict[str, ServerConfig]:
+        wanted = self.config.mcp_servers
+        return wanted if servers is None else {n: c for n, c in wanted.items() if n in servers}
+
+    def all_problems(self) -> list[str]:
+        """Every start-up problem the page shows: servers, the store, plugins, the Inspector's log, the config."""
+        return ([str(e) for e in self.problems] + [str(e) for e in self.plugins.broken()]
+                + ([self.inspector.problem] if self.inspector.problem else [])
+                + ([unsaved] if self.config_watch and (unsaved := self.config_watch.problem) else []))
 
     def _open_conversations(self) -> None:
         """Lock the data dir, open the store (a read-only copy of a damaged one) and make the chat."""

@@ -66,21 +66,28 @@ async def start_core(paths: Paths, *, mode: Mode, port: int = 0, servers: list[s
         if on_serving is None:  # as before: served from the start (nothing loads the page until this returns)
             web.attach(app)
             await web.start()
-        await app.start(servers=servers, store=store, endpoints=web.endpoints)
+            await app.start(servers=servers, store=store, endpoints=web.endpoints)
+        else:
+            # The page loaded early is answered once the core is open (its socket waited till now),
+            # before the MCP SDK is imported, on a worker thread, for the servers' connections.
+            from moka_shell.core.mcp.servers import import_sdk
+
+            app.open(servers=servers, store=store, endpoints=web.endpoints)
+            web.attach(app)
+            await asyncio.to_thread(import_sdk)
+            await app.start_servers(servers)
     except BaseException:  # e.g. another Moka holds the data dir: leave nothing listening
         if app is not None:
             await app.stop()
         await web.stop()
         raise
-    # The page loaded early talks to the core only once it has started (its socket waited till now).
-    web.attach(app)
     if app.instance_lock is not None:
         app.instance_lock.describe(url=web.endpoints.host_origin)  # the origin only: never the token
     return app, web
 
 
 def _import_core() -> None:
-    """The core's modules (the MCP SDK, pydantic, the bridge): imported off the loop that serves the page."""
+    """The core's modules (pydantic, the config, the bridge): imported off the loop that serves the page."""
     for name in ("moka_shell.core.app", "moka_shell.core.views.host", "moka_shell.bridge"):
         importlib.import_module(name)
 

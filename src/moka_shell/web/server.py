@@ -22,14 +22,12 @@ from typing import TYPE_CHECKING, Any
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
+from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from moka_shell.core.shell import Endpoints
-from moka_shell.core.views.document import PRELUDE
-from moka_shell.core.views.reports import CspReports
-from moka_shell.errors import BridgeError, ViewError
+from moka_shell.errors import BridgeError
 from moka_shell.web.docs_pages import doc_pages, doc_text
 from moka_shell.web.frame_limits import WS_MAX_SIZE, FrameRefused, check_frame, frame_text, leading_id
 from moka_shell.web.hygiene import HostGuard, loopback_origins
@@ -37,8 +35,9 @@ from moka_shell.web.outbox import LIMIT as OUTBOX_LIMIT
 from moka_shell.web.outbox import LIVE_LIMIT as OUTBOX_LIVE_LIMIT
 from moka_shell.web.outbox import SocketOutbox
 from moka_shell.web.proxy_page import build_proxy_page
+from moka_shell.web.replies import NO_STORE, BodyTooLarge, read_body, too_large
+from moka_shell.web.sandbox_origin import SandboxOrigin
 from moka_shell.web.static_files import StaticFilesInMemory
-from moka_shell.web.view_guard import WEBRTC_GUARD
 
 if TYPE_CHECKING:
     from moka_shell.bridge import Bridge
@@ -53,35 +52,9 @@ HOST_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inl
 # The docs page: its own script and styles, the pages it fetches, no frames, no other origin.
 DOCS_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
             "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-NO_STORE = {"Cache-Control": "no-store"}
-IMMUTABLE = {"Cache-Control": "private, max-age=31536000, immutable"}  # a URL named by its content
-WARM_PAGE = "<!doctype html><title>Moka sandbox</title>"
 RPC_BODY_LIMIT = 16 * 1024 * 1024  # the WebSocket's own message cap (uvicorn's default), for plain HTTP too
-CSP_REPORT_LIMIT = 16 * 1024  # a real report is a few hundred bytes plus the view's policy
 MAX_RUNNING = 512  # bridge calls one socket may have under way; more are answered with an error at once
 GRACEFUL_STOP = 5  # s for requests under way when Moka stops; then their connections are closed
-
-
-class BodyTooLarge(Exception):
-    """A request body over its limit (answered with 413 before it was read whole)."""
-
-
-async def read_body(request: Request, limit: int) -> bytes:
-    """The request body, or BodyTooLarge as soon as it is known to exceed ``limit`` bytes."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        raise BodyTooLarge
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:  # a missing or lying Content-Length: stop reading here (finding R5.7)
-            raise BodyTooLarge
-    return bytes(body)
-
-
-def too_large(limit: int) -> Response:
-    """The 413 reply for a body over ``limit``."""
-    return PlainTextResponse(f"request body too large: the limit is {limit // 1024} KiB", status_code=413)
 
 
 def free_socket(port: int = 0) -> socket.socket:
@@ -116,12 +89,13 @@ class WebServer:
         self.sandbox_port = self._sandbox_sock.getsockname()[1]
         # proxy.js inline, allowed by its hash; only Moka's page may frame the proxy, or another
         # local page could drive it (S12).
-        self._proxy = build_proxy_page(STATIC / "sandbox", frame_ancestors=self._host_origins())
+        self.proxy = build_proxy_page(STATIC / "sandbox", frame_ancestors=self.host_origins())
         # Handed to MokaApp.start: the core reads where it is served from this value.
         self.endpoints = Endpoints(host_origin=f"http://127.0.0.1:{self.host_port}",
                                    sandbox_origin=f"http://127.0.0.1:{self.sandbox_port}", token=self.token,
-                                   proxy_page=self._proxy.path)
-        self.reports = CspReports()
+                                   proxy_page=self.proxy.path)
+        self.sandbox = SandboxOrigin(self)
+        self.reports = self.sandbox.reports
         self.sockets: set[WebSocket] = set()  # the pages connected now
         self.outboxes: dict[WebSocket, SocketOutbox] = {}  # what each of them has yet to be sent
         self.outbox_limit, self.outbox_live_limit = OUTBOX_LIMIT, OUTBOX_LIVE_LIMIT
@@ -338,69 +312,14 @@ class WebServer:
 
     # ---- sandbox origin ----------------------------------------------------------------------
 
-    def sandbox_app(self) -> Starlette:
-        """Routes of the sandbox origin: nothing here can reach Moka's API."""
-        routes = [
-            Route("/proxy.html", self._proxy_page),
-            Route("/warm", self._warm_page),
-            Route("/view/{view_id}", self._view_doc),
-            Route("/csp-report/{view_id}", self._csp_report, methods=["POST"]),
-            Route("/{path:path}", self._not_found),
-        ]
-        return Starlette(routes=routes)
-
-    def _host_origins(self) -> str:
+    def host_origins(self) -> str:
+        """The host origin's two spellings (127.0.0.1 and localhost), for frame-ancestors."""
         return " ".join(sorted(loopback_origins(self.host_port)))
 
-    async def _proxy_page(self, request: Request) -> Response:
-        # At its content-named URL the page never changes, so the browser may keep it: every view
-        # after the first gets its proxy without a request. Any other URL is not cached.
-        cache = IMMUTABLE if request.query_params.get("v") == self._proxy.version else NO_STORE
-        return HTMLResponse(self._proxy.html, headers={**cache, "Content-Security-Policy": self._proxy.csp})
-
-    async def _warm_page(self, request: Request) -> Response:
-        # An empty document that runs and loads nothing: the page keeps one in a sandboxed frame
-        # so the browser's process for sandboxed frames stays up between views (js/views/host.js).
-        return HTMLResponse(WARM_PAGE, headers={**NO_STORE, "Content-Security-Policy": "default-src 'none'; sandbox",
-                                                "X-Content-Type-Options": "nosniff"})
-
-    async def _view_doc(self, request: Request) -> Response:
-        if self._app is None:  # no view exists before the core does
-            return PlainTextResponse("no such view", status_code=404)
-        try:
-            html, csp = self.app.view_host.document(request.path_params["view_id"], request.query_params.get("k", ""))
-        except ViewError:
-            return PlainTextResponse("no such view", status_code=404)
-        # WebRTC is not governed by CSP: its constructors go before any of the view's scripts run (S3).
-        html = html.replace(PRELUDE, WEBRTC_GUARD + PRELUDE, 1) if PRELUDE in html else WEBRTC_GUARD + html
-        # Framed by its proxy (this origin) inside Moka's page, and by nothing else.
-        csp += f"; frame-ancestors {self.endpoints.sandbox_origin} {self._host_origins()}"
-        return HTMLResponse(html, headers={**NO_STORE, "Content-Security-Policy": csp,
-                                           "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"})
-
-    async def _csp_report(self, request: Request) -> Response:
-        # Kept only for a live view, with its report key, within its rate (S8). Refused reports
-        # get the same 204: a browser does nothing with the answer, and a prober learns nothing.
-        view_id = request.path_params["view_id"]
-        try:
-            raw = await read_body(request, CSP_REPORT_LIMIT)
-        except BodyTooLarge:
-            return too_large(CSP_REPORT_LIMIT)
-        view = self._app.view_host.views.get(view_id) if self._app is not None else None
-        if view is None or not view.live or not self.reports.key_ok(view_id, request.query_params.get("k", "")):
-            return Response(status_code=204)
-        if not self.reports.admit(view_id):
-            if self.reports.throttle.first_drop(view_id, "csp-report"):
-                self.app.inspector.record("view", {"event": "csp-reports-dropped", "reason": "over the view's rate "
-                                                   "of CSP reports; further ones are dropped unrecorded"},
-                                          server=view.server, view=view_id, method="view/csp-report")
-            return Response(status_code=204)
-        with contextlib.suppress(json.JSONDecodeError, UnicodeDecodeError, RecursionError, FrameRefused):
-            text = raw.decode("utf-8") if raw else "{}"
-            check_frame(text, limit=CSP_REPORT_LIMIT)
-            self.app.inspector.record("view", {"event": "csp-report", "report": json.loads(text)},
-                                      server=view.server, view=view_id, method="view/csp-report")
-        return Response(status_code=204)
+    @property
+    def attached(self) -> MokaApp | None:
+        """The core, once attached (None before: the page may load first)."""
+        return self._app
 
     # ---- running -----------------------------------------------------------------------------
 
@@ -409,7 +328,7 @@ class WebServer:
         # Every request must name Moka's own address (DNS rebinding, S12); the UI's socket also its page.
         apps = ((HostGuard(self.host_app(), port=self.host_port, ws_origins=loopback_origins(self.host_port)),
                  self._host_sock),
-                (HostGuard(self.sandbox_app(), port=self.sandbox_port), self._sandbox_sock))
+                (HostGuard(self.sandbox.routes(), port=self.sandbox_port), self._sandbox_sock))
         for asgi, sock in apps:
             # No per-message deflate: frames are small and local, and compressing each one cost
             # more than it saved (bench/: the bridge round trip). The frame cap is a little over

@@ -17,8 +17,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-import mcp_types as types
-
 from moka_shell.core.links import WebLink, web_link
 from moka_shell.core.mcp.forms import check_content, check_schema
 from moka_shell.core.mcp.progress import CallScope, CallTracker
@@ -27,6 +25,8 @@ from moka_shell.errors import ElicitationRefusedError, InvalidParamsError, Unsaf
 from moka_shell.inspector import Inspector
 
 if TYPE_CHECKING:
+    import mcp_types as types
+
     from moka_shell.core.mcp.answers import ScriptedAnswers
 
 Action = Literal["accept", "decline", "cancel"]
@@ -45,6 +45,8 @@ class _Pending:
 
 
 def _refusal(exc: ElicitationRefusedError) -> types.ErrorData:
+    import mcp_types as types  # the SDK loads with the first server, not with the core (performance.md §13)
+
     return types.ErrorData(**to_jsonrpc(exc))
 
 
@@ -101,6 +103,8 @@ class Elicitations:
                                server=server, method="elicitation/answer")
         if action == "accept" and mode == "url":
             self._open_link(event["url"])
+        import mcp_types as types
+
         return types.ElicitResult(action=action, content=content if action == "accept" and mode == "form" else None)
 
     def _answer_from_script(self, server: str, mode: str, message: str,
@@ -115,6 +119,8 @@ class Elicitations:
                                           "answeredBy": "answers given up front"},
                                server=server, method="elicitation/answer")
         # An accepted URL question is not opened: nobody is here to use the page.
+        import mcp_types as types
+
         return types.ElicitResult(action=action, content=content)  # type: ignore[arg-type]
 
     def _event(self, server: str, mode: str, message: str, data: dict[str, Any],

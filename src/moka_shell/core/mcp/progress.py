@@ -14,14 +14,21 @@ import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal
-
-from mcp.shared.dispatcher import ProgressFnT
+from typing import Any, Literal, Protocol
 
 from moka_shell.core.shell import Emit
 
 Where = Literal["chat", "runner", "view"]
-ProgressCallback = ProgressFnT  # async (progress, total, message) -> None
+
+
+class ProgressCallback(Protocol):
+    """What the SDK calls with a call's progress (its ``ProgressFnT``, restated so the core loads without the SDK)."""
+
+    async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
+        """One progress notification."""
+        ...
+
+
 PROGRESS_INTERVAL = 0.1  # at most ten progress events a second per call reach the UI
 MAX_MESSAGE = 500  # a progress message is a status line, not a document
 MAX_RUNNING = 256  # calls remembered per server (a bound, far above what runs at once)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from moka_shell.config import ServerConfig
 from moka_shell.core.mcp.catalog import ToolEntry
-from moka_shell.core.mcp.connection import ServerConnection
 from moka_shell.core.mcp.elicitation import Elicitor
 from moka_shell.core.mcp.progress import CallTracker
 from moka_shell.core.mcp.transport import Transport
@@ -16,7 +16,26 @@ from moka_shell.errors import ConfigError, ServerUnavailableError, UnknownServer
 from moka_shell.inspector import Inspector
 from moka_shell.registered import Registered
 
+if TYPE_CHECKING:
+    from moka_shell.core.mcp.connection import ServerConnection
+
+CONNECTION_MODULE = "moka_shell.core.mcp.connection"  # it brings the MCP SDK (``import_sdk``)
+
 STOP_ROUNDS = 3  # stop_all's passes: a server added during one pass is stopped by the next
+
+
+def import_sdk() -> None:
+    """Import the connection's modules and the MCP SDK with them (a second or so on a slow machine)."""
+    importlib.import_module(CONNECTION_MODULE)
+
+
+def starting_info(name: str, config: ServerConfig) -> dict[str, Any]:
+    """A server whose connection is not made yet, as the UI shows it (the keys of ``ServerConnection.info``)."""
+    return {"name": name, "status": "disabled" if config.disabled else "connecting",
+            "transport": config.transport_id, "toolCount": 0, "stderr": [], "generation": 0,
+            "config": config.to_json(), "logLevel": (config.model_extra or {}).get("logLevel", "info"),
+            "logs": [], "roots": [], "listVersion": 0,
+            "subscribed": [], "trustsAnnotations": config.annotations_trusted}
 
 
 class ServerManager:
@@ -38,6 +57,11 @@ class ServerManager:
         self.calls = calls or CallTracker(lambda _event, _data: None)
         self.elicitor = elicitor
         self._closing = False  # stop_all has begun: connections made from now on never start
+        self._expected: dict[str, ServerConfig] = {}  # configured, their connections not made yet (expect)
+
+    def expect(self, servers: dict[str, ServerConfig]) -> None:
+        """List ``servers`` as connecting until ``load`` makes their connections (the page may ask first)."""
+        self._expected = dict(servers)
 
     def offer_sampling(self, sampler: Callable[[str, dict[str, Any]], Any]) -> None:
         """Servers loaded from now on may ask the model (``sampling/createMessage``) through ``sampler``
@@ -45,6 +69,10 @@ class ServerManager:
         self.sampler = sampler
 
     def _make(self, name: str, config: ServerConfig) -> ServerConnection:
+        # The SDK comes with the first connection made (the desktop imports it on a worker thread
+        # first, import_sdk), so Moka's page is answered before it loads (performance.md §13).
+        from moka_shell.core.mcp.connection import ServerConnection
+
         reg = self.transports.get(config.transport_id)
         if reg is None:
             raise ConfigError(
@@ -62,6 +90,7 @@ class ServerManager:
     def load(self, servers: dict[str, ServerConfig]) -> list[ConfigError]:
         """Create connections for the configured servers; returns per-server problems."""
         problems: list[ConfigError] = []
+        self._expected = {}
         for name, cfg in servers.items():
             try:
                 self.connections[name] = self._make(name, cfg)
@@ -145,4 +174,5 @@ class ServerManager:
 
     def infos(self) -> list[dict[str, Any]]:
         """Every server as the UI shows it."""
-        return [c.info() for c in self.connections.values()]
+        return [c.info() for c in self.connections.values()] + [
+            starting_info(name, config) for name, config in self._expected.items() if name not in self.connections]

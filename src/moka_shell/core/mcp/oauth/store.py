@@ -15,12 +15,13 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
-
-from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from typing import TYPE_CHECKING, Any
 
 from moka_shell.core.redact import SECRETS
 from moka_shell.paths import PRIVATE_DIR, resolve_paths
+
+if TYPE_CHECKING:
+    from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 SERVICE = "moka-oauth"
 FILE_NAME = "oauth-tokens.json"
@@ -175,6 +176,8 @@ class OAuthStore:
 
     async def get_tokens(self) -> OAuthToken | None:
         """The stored tokens, if any."""
+        from mcp.shared.auth import OAuthToken  # the SDK's models: only once a server signs in
+
         raw = self.record().get("tokens")
         try:
             tokens = OAuthToken.model_validate(raw) if isinstance(raw, dict) else None
@@ -192,6 +195,8 @@ class OAuthStore:
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         """The stored client registration, if any."""
+        from mcp.shared.auth import OAuthClientInformationFull
+
         raw = self.record().get("client")
         try:
             info = OAuthClientInformationFull.model_validate(raw) if isinstance(raw, dict) else None

@@ -63,3 +63,7 @@ api.on("servers.changed", (servers) => {
   store.set("servers", servers || []);
   refreshToolsSoon();
 });
+// The desktop answers its page before the servers' entries are loaded: problems found then come later.
+api.on("app.problems", (problems) => {
+  if (store.info && Array.isArray(problems)) store.set("info", { ...store.info, problems });
+});
