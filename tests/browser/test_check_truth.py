@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from browser_support import Moka, npm_stdio
-from support import SERVERS
+from support import SERVERS, until_sync
 
 TRUTH = {"command": sys.executable, "args": [str(SERVERS / "truth_server.py")]}
 NO_UI = {"command": sys.executable, "args": [str(SERVERS / "truth_server.py"), "--no-ui"]}
@@ -105,6 +105,36 @@ def test_a_server_with_no_ui_tool_has_nothing_to_check(tmp_path: Path) -> None:
     one = subprocess.run([sys.executable, "-m", "moka_shell", "check", "truth", "--tool", "plain"],
                          capture_output=True, text=True, env=env, timeout=240)
     assert one.returncode == 5 and "nothing to check" in one.stdout, one.stdout + one.stderr
+
+
+def test_a_check_with_nothing_to_render_leaves_no_browser_behind(tmp_path: Path) -> None:
+    """Chromium launches while the core starts; with no UI tool nothing waits for it, and it must not outlive `moka check`.
+
+    Every process the run starts (its server, Playwright's driver, Chromium's own) carries a marker in
+    its environment; once the check has answered, all of them must end, the browser included.
+    """
+    (tmp_path / "config.json").write_text(json.dumps({"mcpServers": {"noui": NO_UI}}))
+    mark = f"moka-check-{os.getpid()}-{tmp_path.name}"
+    env = {**os.environ, "MOKA_CONFIG": str(tmp_path / "config.json"), "MOKA_DATA_DIR": str(tmp_path / "data"),
+           "MOKA_TEST_MARK": mark}
+    done = subprocess.run([sys.executable, "-m", "moka_shell", "check", "noui"], capture_output=True, text=True,
+                          env=env, timeout=240)
+    assert done.returncode == 5 and "nothing to check" in done.stdout, done.stdout + done.stderr
+    until_sync(lambda: not marked(mark), "every process of the check gone, Chromium's included", timeout=60)
+
+
+def marked(mark: str) -> list[str]:
+    """The command lines of live processes whose environment carries ``MOKA_TEST_MARK=mark``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and f"MOKA_TEST_MARK={mark}".encode() in (proc / "environ").read_bytes():
+                state = (proc / "stat").read_text().rpartition(")")[2].split()[0]
+                if state != "Z":  # a zombie has ended; its parent just has not reaped it
+                    found.append((proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:120])
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+    return found
 
 
 def test_check_renders_views_at_the_size_moka_gives_them(tmp_path: Path) -> None:

@@ -78,7 +78,7 @@ def check(args: argparse.Namespace) -> int:
                                settle=min(args.settle, args.timeout), engine=args.engine, profiles=args.profile,
                                screenshot_dir=args.screenshot or (shots if args.html or baselines else None),
                                record=args.record, no_storage=args.no_storage, answers=answers_of(args),
-                               baselines=baselines)
+                               baselines=baselines, process_ends_after=True)
         report = run_check(paths_of(args), args.server, options)
         if args.html:
             write_html(report, args.html)

@@ -20,6 +20,7 @@ from moka_shell.inspector import EventFilter
 from moka_shell.paths import Paths
 from moka_shell.shells.check import baseline, loads
 from moka_shell.shells.check import storage as check_storage
+from moka_shell.shells.check.engine_thread import EngineThread
 from moka_shell.shells.check.engines import ChromiumEngine, Engine, pick_engine
 from moka_shell.shells.check.profiles import ProfileSpec, resolve
 from moka_shell.shells.check.report import CheckReport, ViewReport, lacking
@@ -47,6 +48,7 @@ class CheckOptions:
     no_storage: bool = False  # views get no storage, as in hosts without Moka's (shells/check_storage.py)
     answers: ScriptedAnswers | None = None  # servers' questions answered up front (--answer…); else refused
     baselines: baseline.Baselines | None = None  # --baseline: screenshots compared with (or written to) a folder
+    process_ends_after: bool = False  # `moka check`: a browser nothing needed ends with the process, unwaited
 
 
 def example_arguments(schema: dict[str, Any]) -> dict[str, Any]:
@@ -90,15 +92,8 @@ class Checker:
         self._consent: list[dict[str, Any]] | None = None
         self._wall0 = time.time()
 
-    def start(self, meanwhile: Callable[[], None] | None = None) -> list[ToolEntry]:
-        """Start the core, wait for the server; returns the UI tools to render.
-
-        ``meanwhile`` runs on this thread while the core and the server start on theirs: the
-        browser's launch needs neither, and took a second before the first view (issue 30.5).
-        """
-        self.core.begin()
-        if meanwhile is not None:
-            meanwhile()
+    def start(self) -> list[ToolEntry]:
+        """Start the core, wait for the server; returns the UI tools to render."""
         self.core.start()
         app = self.core.app
         assert app is not None
@@ -268,29 +263,27 @@ def run_check(paths: Paths, server: str, options: CheckOptions) -> CheckReport:
                                    "diffFolder": str(b.diff_dir)}
     checker.report.profiles = [{"name": s.name, "title": s.title, "summary": s.summary, "sources": list(s.sources)}
                                for s in specs]
-    launched: dict[str, Any] = {}
-
-    def launch() -> None:
-        try:
-            launched["engine"] = ChromiumEngine()
-        except Exception as exc:  # Playwright's own errors, or its absence: raised only if a view needs it
-            launched["error"] = exc
-
+    # Chromium launches on its own thread while the core and the server start (it needs neither,
+    # and took a second before the first view, issue 30.5); nothing waits for it unless a view does.
+    browser = EngineThread(ChromiumEngine) if kind == "chromium" else None
     try:
-        entries = checker.start(meanwhile=launch if kind == "chromium" else None)
+        entries = checker.start()
         if not entries:
-            pass  # nothing to render (a browser launched meanwhile is closed below)
-        elif kind == "chromium":
-            if "error" in launched:
-                raise launched["error"]
-            checker.render_all(entries, launched["engine"], specs)
+            pass  # nothing to render
+        elif browser is not None:
+            browser.run(lambda engine: checker.render_all(entries, engine, specs))
         else:
             from moka_shell.shells.check.webview_engine import render_in_webview
 
             render_in_webview(lambda engine: checker.render_all(entries, engine, specs))
+    except BaseException:
+        if browser is not None:
+            browser.release()  # closed before the error goes on: the process may not end at once
+        raise
+    else:
+        if browser is not None:
+            browser.release(wait=not options.process_ends_after)
     finally:
-        if "engine" in launched:
-            launched["engine"].close()
         checker.stop()
     lacks = {lack for v in checker.report.views for lack in v.engine_lacks}
     checker.report.engine_lacks = [lacking(kind, lack) for lack in sorted(lacks)]
