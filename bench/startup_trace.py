@@ -74,18 +74,7 @@ def _child(out: str) -> None:
 
         setattr(owner, attr, wrapped)
 
-    def wrap_async(owner: Any, attr: str, label: str) -> None:
-        original = getattr(owner, attr)
-
-        async def wrapped(*args: Any, **kw: Any) -> Any:
-            stamps.mark(f"{label} begins")
-            try:
-                return await original(*args, **kw)
-            finally:
-                stamps.mark(f"{label} done")
-
-        setattr(owner, attr, wrapped)
-
+    wrap_async = _wrapper(stamps)
     wrap(desktop, "run_desktop", "run_desktop")
     wrap(desktop, "prepare_qt_environment", "prepare_qt_environment")
     wrap(desktop.InstanceLock, "acquire", "InstanceLock.acquire")
@@ -189,6 +178,8 @@ def serving(stamps: _Stamps) -> None:
 
 
 def _wrapper(stamps: _Stamps) -> Any:
+    """A function that wraps ``owner.attr`` (a coroutine function) with begin and done stamps."""
+
     def wrap_async(owner: Any, attr: str, label: str) -> None:
         original = getattr(owner, attr)
 
