@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -120,6 +121,31 @@ def test_a_check_with_nothing_to_render_leaves_no_browser_behind(tmp_path: Path)
     done = subprocess.run([sys.executable, "-m", "moka_shell", "check", "noui"], capture_output=True, text=True,
                           env=env, timeout=240)
     assert done.returncode == 5 and "nothing to check" in done.stdout, done.stdout + done.stderr
+    until_sync(lambda: not marked(mark), "every process of the check gone, Chromium's included", timeout=60)
+
+
+def test_ctrl_c_ends_a_check_whose_view_is_still_rendering(tmp_path: Path) -> None:
+    """Ctrl-C during a view's render (on the browser's own thread) ends `moka check` at once, and all it started.
+
+    The view never says ui/initialize and --timeout is 600 s: a check that waited for the render to
+    end before stopping would outlive this test's wait.
+    """
+    (tmp_path / "config.json").write_text(json.dumps({"mcpServers": {"broken": {
+        "command": sys.executable, "args": [str(SERVERS / "broken_apps_server.py")]}}}))
+    mark = f"moka-check-int-{os.getpid()}-{tmp_path.name}"
+    env = {**os.environ, "MOKA_CONFIG": str(tmp_path / "config.json"), "MOKA_DATA_DIR": str(tmp_path / "data"),
+           "MOKA_TEST_MARK": mark}
+    proc = subprocess.Popen([sys.executable, "-m", "moka_shell", "check", "broken", "--tool", "no_handshake",
+                             "--timeout", "600"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        events = tmp_path / "data" / "inspector"
+        until_sync(lambda: any("view/created" in f.read_text(errors="replace") for f in events.glob("events-*.jsonl")),
+                   "the view created (its render under way)", timeout=120)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, out + err
     until_sync(lambda: not marked(mark), "every process of the check gone, Chromium's included", timeout=60)
 
 

@@ -276,9 +276,11 @@ def run_check(paths: Paths, server: str, options: CheckOptions) -> CheckReport:
             from moka_shell.shells.check.webview_engine import render_in_webview
 
             render_in_webview(lambda engine: checker.render_all(entries, engine, specs))
-    except BaseException:
+    except BaseException as exc:
         if browser is not None:
-            browser.release()  # closed before the error goes on: the process may not end at once
+            # Closed before the error goes on (the process may not end at once); but Ctrl-C must not
+            # wait for a view still rendering on the browser's thread: that ends with the process.
+            browser.release(wait=not isinstance(exc, KeyboardInterrupt))
         raise
     else:
         if browser is not None:
