@@ -21,8 +21,9 @@ echo "== pytest"
 # Two workers (pytest-xdist): most tests wait on subprocesses and Chromium, so two cores serve
 # two streams of them. --dist loadgroup keeps each xdist_group on one worker, one test after
 # another (tests/conftest.py says which: the packaging builds, modules sharing one costly fixture).
-# MOKA_TEST_WORKERS=0 runs everything in this one process; later arguments win over these.
-.venv/bin/python -m pytest -q -p no:cacheprovider -n "${MOKA_TEST_WORKERS:-2}" --dist loadgroup "$@"
+# MOKA_TEST_WORKERS=0 runs everything in this one process; later arguments win over these. -rs: the
+# log says why each skipped test was skipped (a tool missing here, a build not asked for).
+.venv/bin/python -m pytest -q -rs -p no:cacheprovider -n "${MOKA_TEST_WORKERS:-2}" --dist loadgroup "$@"
 if [ -f bench/__main__.py ]; then
   echo "== benchmarks (quick)"
   # Into an ignored file: a test run must leave the checkout clean (bench/results/latest-*.json
