@@ -288,3 +288,23 @@ def test_the_ring_keeps_as_many_events_as_the_setting_says(tmp_path: Path) -> No
     assert len(list(read_log(tmp_path / "data" / "inspector"))) == 2500
     with pytest.raises(ValueError):
         MokaConfig.model_validate({"inspector": {"ringEvents": 10}})  # fewer would hide a single burst
+
+
+def test_the_last_event_of_a_burst_reaches_the_file_without_another_event(tmp_path: Path) -> None:
+    """Writes are flushed at most every 0.2 s; the last lines of a burst must not wait for a next event.
+
+    `moka inspect --follow` and anyone reading the file (a test waiting for a view to be created) read
+    it from another process: an event followed by silence was kept in the buffer until the next one.
+    """
+    from support import until_sync
+
+    from moka_shell.inspector_log import LogWriter, log_files
+
+    writer = LogWriter(tmp_path)
+    try:
+        writer.write("2026-12-07", '{"n": "first"}')  # flushed: nothing was for 0.2 s
+        writer.write("2026-12-07", '{"n": "last of the burst"}')  # within 0.2 s: buffered
+        until_sync(lambda: any("last of the burst" in f.read_text() for f in log_files(tmp_path)),
+                   "the burst's last line in the file", timeout=30)
+    finally:
+        writer.close()

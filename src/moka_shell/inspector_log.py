@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -25,6 +26,7 @@ MAX_LINE = 16 * 1024 * 1024  # a longer line on disk (from an older Moka) is ski
 BLOCK = 1 << 16
 _NAME = re.compile(r"^events-(\d{4}-\d\d-\d\d)(?:\.(\d+))?\.jsonl$")
 _TEXT_FIELDS = ("channel", "direction", "server", "view", "method")
+FLUSH_EVERY = 0.2  # s: lines reach the file at most this long after they were written
 
 
 def log_files(folder: Path) -> list[Path]:
@@ -61,40 +63,60 @@ class LogWriter:
         self._pending = 0  # lines written to the buffer since the last successful flush
         self._last_flush = 0.0
         self._retry_at = 0.0
+        self._lock = threading.RLock()  # the late flush runs on a timer's thread
+        self._timer: threading.Timer | None = None  # the late flush armed for the lines still buffered
 
     def write(self, day: str, line: str) -> None:
         """Append one line (ASCII JSON) for ``day``; on any OSError drop it and keep going."""
-        if self._file is None and time.monotonic() < self._retry_at:
-            self.dropped += 1
-            return
-        try:
-            if self._file is None or day != self._day or self._size >= self.part_bytes:
-                self._open(day)
-            assert self._file is not None
-            self._file.write(line.encode("ascii", "replace") + b"\n")
-            self._size += len(line) + 1
-            self._pending += 1
-            # Flush at most every 0.2 s: other processes (`moka inspect --follow`) read the file.
-            now = time.monotonic()
-            if now - self._last_flush > 0.2:
-                self._flush()
-                self._last_flush = now
-        except (OSError, ValueError) as exc:  # ValueError: a file closed under us
-            self._fail(exc)
+        with self._lock:
+            if self._file is None and time.monotonic() < self._retry_at:
+                self.dropped += 1
+                return
+            try:
+                if self._file is None or day != self._day or self._size >= self.part_bytes:
+                    self._open(day)
+                assert self._file is not None
+                self._file.write(line.encode("ascii", "replace") + b"\n")
+                self._size += len(line) + 1
+                self._pending += 1
+                # Flush at most every 0.2 s: other processes (`moka inspect --follow`) read the file.
+                # The last lines of a burst go out on a timer, not with whatever event comes next.
+                now = time.monotonic()
+                if now - self._last_flush > FLUSH_EVERY:
+                    self._flush()
+                    self._last_flush = now
+                elif self._timer is None:
+                    self._timer = threading.Timer(FLUSH_EVERY, self._late_flush)
+                    self._timer.daemon = True
+                    self._timer.start()
+            except (OSError, ValueError) as exc:  # ValueError: a file closed under us
+                self._fail(exc)
+
+    def _late_flush(self) -> None:
+        with self._lock:
+            self._timer = None
+            if self._file is not None and self._pending:
+                self.flush()
+                self._last_flush = time.monotonic()
 
     def flush(self) -> None:
         """Write out what is buffered (errors are counted, not raised)."""
-        if self._file is None:
-            return
-        try:
-            self._flush()
-        except (OSError, ValueError) as exc:
-            self._fail(exc)
+        with self._lock:
+            if self._file is None:
+                return
+            try:
+                self._flush()
+            except (OSError, ValueError) as exc:
+                self._fail(exc)
 
     def close(self) -> None:
         """Flush and close the current file."""
-        self.flush()
-        self._drop_file()
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            self.flush()
+            self._drop_file()
 
     def _flush(self) -> None:
         assert self._file is not None

@@ -139,8 +139,10 @@ def test_ctrl_c_ends_a_check_whose_view_is_still_rendering(tmp_path: Path) -> No
                              "--timeout", "600"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         events = tmp_path / "data" / "inspector"
-        until_sync(lambda: any("view/created" in f.read_text(errors="replace") for f in events.glob("events-*.jsonl")),
+        until_sync(lambda: proc.poll() is not None or any("view/created" in f.read_text(errors="replace")
+                                                          for f in events.glob("events-*.jsonl")),
                    "the view created (its render under way)", timeout=120)
+        assert proc.poll() is None, proc.communicate()  # still rendering, as a view that never initializes does
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=120)
     finally:
