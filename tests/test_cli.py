@@ -66,6 +66,8 @@ def test_tools_call_and_inspect(tmp_path: Path) -> None:
     events = [json.loads(line) for line in moka(tmp_path, "inspect", "--json", "--channel", "mcp.rpc").stdout.splitlines()]
     assert events and all(e["channel"] == "mcp.rpc" for e in events)
     assert any(e.get("method") == "tools/call" and e["direction"] == "out" for e in events)
+    # tools and call never show a view: no app's HTML is read ahead for one (docs/performance.md §19).
+    assert not [e for e in events if e.get("method") == "resources/read"], "a one-shot command read UI resources"
 
 
 def test_broken_config_is_reported_and_kept(tmp_path: Path) -> None:

@@ -124,6 +124,36 @@ def test_a_check_with_nothing_to_render_leaves_no_browser_behind(tmp_path: Path)
     until_sync(lambda: not marked(mark), "every process of the check gone, Chromium's included", timeout=60)
 
 
+def test_a_check_remembers_a_server_with_nothing_to_render_and_launches_no_browser_for_it(tmp_path: Path) -> None:
+    """The browser launches early only when the server's last listing had something to render (launch_hint.py).
+
+    Which modules a run imported (``python -X importtime``) shows whether it started Playwright at all.
+    When the memory is out of date (a tool that now has a UI), the view is rendered all the same.
+    """
+    (tmp_path / "config.json").write_text(json.dumps({"mcpServers": {"truth": TRUTH}}))
+    env = {**os.environ, "MOKA_CONFIG": str(tmp_path / "config.json"), "MOKA_DATA_DIR": str(tmp_path / "data")}
+
+    def imports(*args: str) -> set[str]:
+        proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "moka_shell", "check", *args],
+                              capture_output=True, text=True, env=env, timeout=240)
+        assert proc.returncode == 5 and "nothing to check" in proc.stdout, proc.stdout + proc.stderr[-2000:]
+        return {line.rpartition("|")[2].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+
+    imports("truth", "--tool", "plain")  # first check of this server: nothing remembered, the browser launches early
+    hints = json.loads((tmp_path / "data" / "check-hints.json").read_text())
+    assert "plain" not in hints["truth"]["ui"] and "sizes_from_frame" in hints["truth"]["ui"], hints
+    second = imports("truth", "--tool", "plain")
+    assert "moka_shell.shells.check.run" in second  # the import list was read
+    assert not {m for m in second if m.split(".")[0] == "playwright"}, "a browser was started for a tool with no UI"
+
+    # Out of date: the memory says the server has no UI tool at all, and one is checked.
+    (tmp_path / "data" / "check-hints.json").write_text(json.dumps({"truth": {"ui": []}}))
+    code, report, _ = check(tmp_path, "truth", "--tool", "sizes_from_frame", servers={"truth": TRUTH})
+    assert code == 0 and report["views"][0]["size"]["rendered"]["frame"]["height"] == START_HEIGHT, report
+    hints = json.loads((tmp_path / "data" / "check-hints.json").read_text())
+    assert "sizes_from_frame" in hints["truth"]["ui"], hints
+
+
 def test_ctrl_c_ends_a_check_whose_view_is_still_rendering(tmp_path: Path) -> None:
     """Ctrl-C during a view's render (on the browser's own thread) ends `moka check` at once, and all it started.
 

@@ -29,11 +29,15 @@ T = TypeVar("T")
 
 @asynccontextmanager
 async def core(args: argparse.Namespace, servers: list[str] | None, *, wait: float = 30.0,
-               mode: Mode = "headless", answers: ScriptedAnswers | None = None) -> AsyncIterator[Any]:
-    """A MokaApp with only the named servers started, ready or failed, and stopped after."""
+               mode: Mode = "headless", answers: ScriptedAnswers | None = None,
+               views: bool = True) -> AsyncIterator[Any]:
+    """A MokaApp with only the named servers started, ready or failed, and stopped after.
+
+    ``views=False``: the command shows no view, so no UI resource is read ahead.
+    """
     from moka_shell.core.app import MokaApp
 
-    app = MokaApp(paths_of(args), mode=mode, answers=answers)
+    app = MokaApp(paths_of(args), mode=mode, answers=answers, read_ui_ahead=views)
     for name in servers or []:
         if name not in app.config.mcp_servers:
             from moka_shell.errors import UnknownServerError
@@ -195,7 +199,7 @@ def tools(args: argparse.Namespace) -> int:
     """List tools with visibility and UI resource."""
 
     async def go() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        async with core(args, [args.server] if args.server else None) as app:
+        async with core(args, [args.server] if args.server else None, views=False) as app:
             if args.server:
                 _require_ready(app, [args.server])
             return [t.to_info() for t in app.servers.all_tools()], app.servers.infos()
@@ -232,7 +236,7 @@ def call(args: argparse.Namespace) -> int:
 
     async def go() -> dict[str, Any]:
         nonlocal all_answered
-        async with core(args, [args.server], answers=answers) as app:
+        async with core(args, [args.server], answers=answers, views=False) as app:
             _require_ready(app, [args.server])
             try:
                 result = await app.servers.get(args.server).call_tool(args.tool, arguments)

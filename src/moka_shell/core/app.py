@@ -60,7 +60,7 @@ class MokaApp:
                  mode: Mode = "headless", connect_timeout: float | None = None,
                  actions: ShellActions | None = None, handshake_timeout: float = HANDSHAKE_TIMEOUT,
                  interactive: bool = True, approve: ApprovalMode | None = None,
-                 answers: ScriptedAnswers | None = None) -> None:
+                 answers: ScriptedAnswers | None = None, read_ui_ahead: bool = True) -> None:
         self.paths = paths
         use_data_dir(paths.data_dir)  # where OAuth tokens go when there is no OS keyring
         self.mode: Mode = mode
@@ -92,7 +92,8 @@ class MokaApp:
         self.servers = ServerManager(
             self.transports, self.inspector, self._servers_changed, connect_timeout=connect_timeout,
             calls=self.calls, elicitor=self.elicitations,
-            on_resource_updated=lambda server, uri: self.emit("resource.updated", {"server": server, "uri": uri}))
+            on_resource_updated=lambda server, uri: self.emit("resource.updated", {"server": server, "uri": uri}),
+            read_ui_ahead=read_ui_ahead)
         self.problems: list[MokaError] = []
         self.store_problem: StoreDamagedError | None = None  # the database is damaged: a read-only copy is open
         self.appearance = Appearance(self.themes, self.config, self.save_config, self._theme_changed)

@@ -26,6 +26,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.routing import Route
 
+from moka_shell.web.prompt_server import PromptServer
+
 
 class Step:
     """Base of every script step (Text, ToolCall, Error, Finish, Disconnect)."""
@@ -198,7 +200,7 @@ class FakeServerBase:
         self.headers: list[dict[str, str]] = []  # the headers of those requests
         self._turns: deque[list[Step]] = deque()
         self._lock = threading.Lock()
-        self._server: uvicorn.Server | None = None
+        self._server: PromptServer | None = None
         self._thread: threading.Thread | None = None
         self._sock: socket.socket | None = None
         self.port = 0
@@ -299,7 +301,7 @@ class FakeServerBase:
             Starlette(routes=self.routes()), log_level="warning", lifespan="off",
             access_log=False, timeout_graceful_shutdown=1,
         )
-        self._server = uvicorn.Server(config)
+        self._server = PromptServer(config)
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [self._sock]}, name=type(self).__name__, daemon=True
         )
@@ -315,7 +317,7 @@ class FakeServerBase:
         """Stop serving and wait for the thread to end."""
         if self._server is None or self._thread is None:
             return
-        self._server.should_exit = True
+        self._server.request_exit()
         self._thread.join(5)
         if self._thread.is_alive():
             self._server.force_exit = True

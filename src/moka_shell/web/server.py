@@ -29,6 +29,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from moka_shell.core.shell import Endpoints
 from moka_shell.errors import BridgeError
 from moka_shell.web.docs_pages import doc_pages, doc_text
+from moka_shell.web.prompt_server import PromptServer
 from moka_shell.web.frame_limits import WS_MAX_SIZE, FrameRefused, check_frame, frame_text, leading_id
 from moka_shell.web.hygiene import HostGuard, loopback_origins
 from moka_shell.web.outbox import LIMIT as OUTBOX_LIMIT
@@ -100,7 +101,7 @@ class WebServer:
         self.outboxes: dict[WebSocket, SocketOutbox] = {}  # what each of them has yet to be sent
         self.outbox_limit, self.outbox_live_limit = OUTBOX_LIMIT, OUTBOX_LIVE_LIMIT
         self.outbox_peak = 0  # the most that waited for any page since start, closed sockets included
-        self._servers: list[uvicorn.Server] = []
+        self._servers: list[PromptServer] = []
         self._tasks: list[asyncio.Task[Any]] = []
         self._closing: set[asyncio.Task[None]] = set()  # close frames to pages that stopped reading
         if app is not None:
@@ -336,7 +337,7 @@ class WebServer:
             config = uvicorn.Config(asgi, log_level="warning", ws="wsproto", lifespan="off", access_log=False,
                                     ws_per_message_deflate=False, ws_max_size=WS_MAX_SIZE,
                                     timeout_graceful_shutdown=GRACEFUL_STOP)
-            server = uvicorn.Server(config)
+            server = PromptServer(config)
             server.install_signal_handlers = lambda: None  # type: ignore[attr-defined,method-assign]
             self._servers.append(server)
             self._tasks.append(asyncio.get_running_loop().create_task(server.serve(sockets=[sock])))
@@ -352,7 +353,7 @@ class WebServer:
         self._closed = True
         self._attached.set()  # requests still waiting for a core that never came are answered now
         for server in self._servers:
-            server.should_exit = True
+            server.request_exit()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         if not self._servers:  # never started: nothing else would close its listening sockets
             self._host_sock.close()

@@ -44,7 +44,8 @@ class ServerManager:
     def __init__(self, transports: dict[str, Registered[Transport]], inspector: Inspector,
                  on_change: Callable[[], None] | None = None, *, connect_timeout: float | None = None,
                  calls: CallTracker | None = None, elicitor: Elicitor | None = None,
-                 on_resource_updated: Callable[[str, str], None] | None = None) -> None:
+                 on_resource_updated: Callable[[str, str], None] | None = None,
+                 read_ui_ahead: bool = True) -> None:
         self.transports = transports
         self.inspector = inspector
         self.connections: dict[str, ServerConnection] = {}
@@ -58,6 +59,9 @@ class ServerManager:
         self.elicitor = elicitor
         self._closing = False  # stop_all has begun: connections made from now on never start
         self._expected: dict[str, ServerConfig] = {}  # configured, their connections not made yet (expect)
+        # False in one-shot commands that never show a view (`moka tools`, `moka call`): the UI
+        # resources are not read ahead after each listing; a view asking for one still reads it.
+        self.read_ui_ahead = read_ui_ahead
 
     def expect(self, servers: dict[str, ServerConfig]) -> None:
         """List ``servers`` as connecting until ``load`` makes their connections (the page may ask first)."""
@@ -85,6 +89,7 @@ class ServerManager:
                                 sampler=self.sampler,
                                 on_resource_updated=lambda server, uri: self.on_resource_updated(server, uri))
         conn.retired = self._closing  # added while Moka stops: kept in the config, started next run
+        conn.listing.ui.ahead = self.read_ui_ahead
         return conn
 
     def load(self, servers: dict[str, ServerConfig]) -> list[ConfigError]:

@@ -68,6 +68,7 @@ class UiCache:
         self._pending: dict[str, asyncio.Task[UiResource]] = {}
         self._reading: set[str] = set()  # pending reads that hold a slot (or need none): joined, not overtaken
         self._slots = asyncio.Semaphore(CONCURRENCY)
+        self.ahead = True  # read every UI resource after a listing; False where no view is ever shown
 
     def clear(self) -> None:
         """Forget everything (a new connection); reads under way are cancelled."""
@@ -99,7 +100,9 @@ class UiCache:
         return await asyncio.shield(task)
 
     def prefetch(self, client: Client, uris: list[str], listing: dict[str, dict[str, Any]]) -> None:
-        """Start reading every uri that is not cached; returns at once."""
+        """Start reading every uri that is not cached (unless nothing is read ahead); returns at once."""
+        if not self.ahead:
+            return
         for uri in uris:
             if uri not in self.entries and uri not in self._pending:
                 ui = listing.get(uri, {}).get("ui") or {}

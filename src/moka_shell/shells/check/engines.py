@@ -130,9 +130,12 @@ def pick_engine(engine: str) -> str:
     """chromium when Playwright and a Chromium are here, else the pywebview engine."""
     if engine != "auto":
         return engine
+    # Found, not imported: a check with nothing to render never pays for Playwright (launch_hint.py).
     try:
-        import playwright  # noqa: F401
-    except ImportError:
+        found = importlib.util.find_spec("playwright") is not None
+    except (ImportError, ValueError):  # blocked in sys.modules, or a broken install
+        found = False
+    if not found:
         return "webview"
     return "chromium" if chromium_path() or _playwright_chromium() else "webview"
 

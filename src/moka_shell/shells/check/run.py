@@ -18,7 +18,7 @@ from moka_shell.core.views.view import View, notification
 from moka_shell.errors import MokaError, ServerUnavailableError, UnknownServerError, UsageError
 from moka_shell.inspector import EventFilter
 from moka_shell.paths import Paths
-from moka_shell.shells.check import baseline, loads
+from moka_shell.shells.check import baseline, launch_hint, loads
 from moka_shell.shells.check import storage as check_storage
 from moka_shell.shells.check.engine_thread import EngineThread
 from moka_shell.shells.check.engines import ChromiumEngine, Engine, pick_engine
@@ -91,6 +91,7 @@ class Checker:
         self._lock = threading.Lock()
         self._consent: list[dict[str, Any]] | None = None
         self._wall0 = time.time()
+        self.ui_tools: list[str] = []  # the server's tools with a UI, once listed (start)
 
     def start(self) -> list[ToolEntry]:
         """Start the core, wait for the server; returns the UI tools to render."""
@@ -108,6 +109,7 @@ class Checker:
         if conn.status != "ready":
             raise ServerUnavailableError(self.server, conn.status, conn.error)
         tools = list(conn.tools.values())
+        self.ui_tools = [t.name for t in tools if t.resource_uri]
         for t in tools:
             for problem in t.problems:
                 self.report.add_problem(t.name, problem)
@@ -265,9 +267,14 @@ def run_check(paths: Paths, server: str, options: CheckOptions) -> CheckReport:
                                for s in specs]
     # Chromium launches on its own thread while the core and the server start (it needs neither,
     # and took a second before the first view, issue 30.5); nothing waits for it unless a view does.
-    browser = EngineThread(ChromiumEngine) if kind == "chromium" else None
+    # Not when the server's last listing had nothing this check renders (launch_hint.py).
+    early = kind == "chromium" and launch_hint.expects_views(paths.data_dir, server, options.tool)
+    browser = EngineThread(ChromiumEngine) if early else None
     try:
         entries = checker.start()
+        launch_hint.remember(paths.data_dir, server, checker.ui_tools)
+        if entries and kind == "chromium" and browser is None:
+            browser = EngineThread(ChromiumEngine)  # the memory was out of date: launch now
         if not entries:
             pass  # nothing to render
         elif browser is not None:
