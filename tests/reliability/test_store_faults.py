@@ -13,6 +13,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -139,13 +140,18 @@ async def test_a_damaged_database_is_said_to_be_damaged_and_read_from_a_copy(tmp
 def shredded_database(path: Path, conversations: int = 300) -> None:
     """The finding's file: a real store, then 900 random bytes at +100 of every 5th 4 KiB page from page 3 on.
 
-    The ids come from a seeded generator: with random ones the id index splits differently each run, so
-    which table's pages the noise hits changed too, and about one run in 40 hit the conversations
-    table's interior page (45 titles kept instead of 210-266). Fixed, the test is the same file each run.
+    The ids come from a seeded generator and the times from a fixed clock: with random ids or real
+    times the indexes split differently each run, so which table's pages the noise hits changed too
+    (one run in 40 hit the conversations table's interior page, 45 titles kept instead of 210-266;
+    about one in six read a title back as bytes). Fixed, the test is the same file each run.
     """
     ids = random.Random(7)
+    ticks = iter(range(1, 10**6))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(store_module, "new_id", lambda prefix: prefix + ids.randbytes(8).hex())
+        # Times from a fixed clock too: real ones tie now and then (same microsecond), which reorders
+        # the index by update time and moved what the noise hits (one run in six lost a title's type).
+        patch.setattr(store_module, "time", SimpleNamespace(time=lambda: 1_796_000_000.0 + next(ticks) / 1000))
         store = Store(path)
         for k in range(conversations):
             cid = store.create_conversation(f"chat {k}")
@@ -333,3 +339,31 @@ async def test_a_disk_that_fills_mid_turn_ends_it_with_a_chat_error_and_keeps_wh
             if filler is not None:
                 filler.unlink()
             await app.stop()
+
+
+def test_a_value_read_back_as_the_wrong_type_is_copied_as_its_column_says(tmp_path: Path) -> None:
+    """A garbled record header can give a column any type: the shredded file above once in about six
+    runs had a title that read back as bytes, and conversations.list handed bytes to the page. The
+    copy holds each column's declared type (here set up exactly, with SQLite's own CAST)."""
+    from moka_shell.core.chat.store_salvage import salvage
+
+    source, target = tmp_path / "damaged.db", tmp_path / "copy.db"
+    store = Store(source)
+    cid = store.create_conversation("chat 1")
+    store.add_message(cid, "user", "hello")
+    store.close()
+    raw = sqlite3.connect(source)
+    raw.execute("UPDATE conversations SET title = CAST(? AS BLOB), updated_at = '1700000000.5'",
+                ("chat \N{HOT BEVERAGE} 1".encode() + b"\xff",))
+    raw.execute("UPDATE messages SET seq = CAST('1' AS BLOB), content = 42")
+    raw.commit()
+    raw.close()
+    Store(target).close()  # the copy starts as a fresh database at the current schema, as Store makes it
+    report = salvage(source, target)
+    assert report.rows["conversations"] == 1 and report.rows["messages"] == 1, report
+    copy = sqlite3.connect(target)
+    assert copy.execute("SELECT typeof(title), title, typeof(updated_at), updated_at FROM conversations").fetchone() \
+        == ("text", "chat \N{HOT BEVERAGE} 1\N{REPLACEMENT CHARACTER}", "real", 1700000000.5)
+    assert copy.execute("SELECT typeof(seq), seq, typeof(content), content FROM messages").fetchone() \
+        == ("integer", 1, "text", "42")
+    copy.close()

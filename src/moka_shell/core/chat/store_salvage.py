@@ -62,6 +62,39 @@ def _columns(db: sqlite3.Connection, table: str) -> list[str]:
     return [r[1] for r in db.execute(f'PRAGMA table_info("{table}")').fetchall()]
 
 
+def _declared(db: sqlite3.Connection, table: str) -> dict[str, str]:
+    return {r[1]: str(r[2]).upper() for r in db.execute(f'PRAGMA table_info("{table}")').fetchall()}
+
+
+def _fit(value: Any, declared: str) -> Any:
+    """``value`` as its column's declared type says it should be, or None when it cannot be.
+
+    A garbled record header can give any column any storage class: a title read back as bytes or
+    a timestamp as text. SQLite keeps what it is given, so without this the copy held them as they
+    were and every reader got a type it never expects (a title that is bytes broke the list).
+    """
+    if value is None:
+        return None
+    if "INT" in declared:
+        if isinstance(value, int):
+            return value
+        try:
+            return int(float(value.decode() if isinstance(value, bytes) else value))
+        except (ValueError, OverflowError, UnicodeDecodeError, TypeError):
+            return None
+    if "CHAR" in declared or "CLOB" in declared or "TEXT" in declared:
+        return _text(value) if isinstance(value, bytes) else value if isinstance(value, str) else str(value)
+    if "REAL" in declared or "FLOA" in declared or "DOUB" in declared:
+        if isinstance(value, float):
+            return value
+        try:
+            number = float(value.decode() if isinstance(value, bytes) else value)
+        except (ValueError, OverflowError, UnicodeDecodeError, TypeError):
+            return None
+        return number if number == number and abs(number) != float("inf") else None  # no NaN, no infinity
+    return value  # BLOB (an attachment's bytes) or no declared type: kept as read
+
+
 def _text(raw: bytes) -> str:
     # A damaged page can hold any bytes: a column that is not UTF-8 any more is shown with U+FFFD.
     return raw.decode("utf-8", "replace")
@@ -123,6 +156,8 @@ def _copy_table(src: sqlite3.Connection, dst: sqlite3.Connection, table: str) ->
     columns = [c for c in _columns(dst, table) if c in have]
     if not columns:
         return 0, 0
+    types = _declared(dst, table)
+    kinds = [types.get(c, "") for c in columns]
     insert = (f'INSERT OR IGNORE INTO "{table}" ({", ".join(chr(34) + c + chr(34) for c in columns)}) '
               f'VALUES ({", ".join("?" * len(columns))})')
     batch: list[list[Any]] = []
@@ -138,7 +173,7 @@ def _copy_table(src: sqlite3.Connection, dst: sqlite3.Connection, table: str) ->
         batch.clear()
 
     def put(row: list[Any]) -> None:
-        batch.append(row)
+        batch.append([_fit(value, kind) for value, kind in zip(row, kinds)])
         if len(batch) >= BATCH:
             flush()
 
