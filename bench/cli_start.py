@@ -103,6 +103,12 @@ def moka(ws: Workspace, args: list[str], ok: tuple[int, ...] = (0,)) -> Run:
     return run
 
 
+def forget_hints(ws: Workspace) -> Workspace:
+    """Remove what ``moka check`` remembers of the servers it checked; returns the workspace."""
+    (ws.paths.data_dir / "check-hints.json").unlink(missing_ok=True)
+    return ws
+
+
 def bare(env: dict[str, str], args: list[str]) -> Run:
     """bench/bare_client.py ARGS against the demo server, with its own stamps."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -179,8 +185,11 @@ def run(ctx: Context) -> list[Result]:
                 "moka call": lambda: moka(ws, ["call", "moka-demo", "roll_dice", ROLL]),
                 "bare call": lambda: bare(env, ["call", "roll_dice", ROLL])}
         if ctx.full:
-            arms["moka check"] = lambda: moka(ws, ["check", "moka-demo", "--tool", "summarize_rolls", "--json"],
-                                              ok=(5,))  # a tool with no UI: nothing to render
+            check = ["check", "moka-demo", "--tool", "summarize_rolls", "--json"]
+            # A tool with no UI: nothing to render. The check remembers which tools have a UI
+            # (shells/check/launch_hint.py); "first" forgets that each time, as a first check of a server.
+            arms["moka check"] = lambda: moka(ws, check, ok=(5,))
+            arms["moka check first"] = lambda: moka(forget_hints(ws), check, ok=(5,))
         ctx.log(f"cli_start: {repeat} round(s) of {', '.join(arms)}")
         if ctx.full:
             for arm in arms.values():  # warm-up, not counted
@@ -203,11 +212,13 @@ def run(ctx: Context) -> list[Result]:
     for key, title, ref in (("tools", "CLI start-up: `moka tools moka-demo`, spawn → exit", "listing"),
                             ("call", "CLI start-up: `moka call moka-demo roll_dice`, spawn → exit", "call"),
                             ("check", "CLI start-up: `moka check moka-demo` on a tool with no UI, spawn → exit",
-                             "listing")):
+                             "listing"),
+                            ("check first", "CLI start-up: the same check, the server never checked before "
+                             "(the browser launched early, for nothing), spawn → exit", "listing")):
         if f"moka {key}" not in runs:
             continue
         reference = runs["bare tools" if ref == "listing" else "bare call"]
-        out.append(Result(f"cli.{key}", title, "ms", [r.wall for r in runs[f"moka {key}"]],
+        out.append(Result(f"cli.{key.replace(' ', '_')}", title, "ms", [r.wall for r in runs[f"moka {key}"]],
                           reference=[r.wall for r in reference], reference_title=BARE_TITLE.format(ref),
                           target=TARGET, target_on="ratio",
                           notes="interleaved, order flipped each round; phases from Moka's inspector log and the "

@@ -84,3 +84,18 @@ def test_the_core_answers_the_page_before_the_sdk_is_imported() -> None:
         "    await web.stop()\n"
         "asyncio.run(main())")
     assert not {"mcp", "mcp_types"} & loaded, sorted(m for m in loaded if m.startswith(("mcp", "moka_shell.core.mcp")))
+
+
+def test_tools_and_call_load_no_view_host(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # `moka tools` and `moka call` show no view: the view host and its dispatcher, CSP and storage
+    # modules (~20 ms of a ~0.55 s command) load only when something uses them; docs/performance.md §19.
+    import os
+
+    env = {**os.environ, "MOKA_CONFIG": str(tmp_path / "config.json"), "MOKA_DATA_DIR": str(tmp_path / "data")}
+    for command in (["tools", "moka-demo"], ["call", "moka-demo", "roll_dice", '{"count": 1}']):
+        out = subprocess.run([sys.executable, "-X", "importtime", "-m", "moka_shell", *command], capture_output=True,
+                             text=True, env=env, timeout=120)
+        assert out.returncode == 0, out.stderr[-2000:]
+        loaded = {line.rpartition("|")[2].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+        assert "moka_shell.core.app" in loaded  # the import list was read
+        assert not {"moka_shell.core.views.host", "moka_shell.core.views.dispatcher"} & loaded, command

@@ -8,6 +8,7 @@ them as values (``Endpoints``, ``ShellActions``), never by assigning its attribu
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Callable
@@ -30,10 +31,6 @@ from moka_shell.core.server_configs import ServerConfigs
 from moka_shell.core.redact import SECRETS, config_secrets, mask_logs
 from moka_shell.core.shell import Endpoints, EventShellActions, Mode, ShellActions
 from moka_shell.core.themes import Appearance, ThemeProvider
-from moka_shell.core.views.display import DisplayMode
-from moka_shell.core.views.host import HANDSHAKE_TIMEOUT, ViewHost
-from moka_shell.core.views.ports import NoChat
-from moka_shell.core.views.storage import ViewStorage
 from moka_shell.errors import MokaError, NoConversationsError, StoreDamagedError, StoreError
 from moka_shell.inspector import Inspector
 from moka_shell.paths import Paths, secure_data_dir
@@ -43,6 +40,9 @@ from moka_shell.registered import Registered
 if TYPE_CHECKING:
     from moka_shell.core.chat.engine import ChatEngine
     from moka_shell.core.chat.store import Store
+    from moka_shell.core.views.display import DisplayMode
+    from moka_shell.core.views.host import ViewHost
+    from moka_shell.core.views.storage import ViewStorage
     from moka_shell.hookspecs import PluginApp
 
 log = logging.getLogger("moka")
@@ -58,7 +58,7 @@ class MokaApp:
 
     def __init__(self, paths: Paths, *, plugins: PluginHost | None = None, config: MokaConfig | None = None,
                  mode: Mode = "headless", connect_timeout: float | None = None,
-                 actions: ShellActions | None = None, handshake_timeout: float = HANDSHAKE_TIMEOUT,
+                 actions: ShellActions | None = None, handshake_timeout: float | None = None,
                  interactive: bool = True, approve: ApprovalMode | None = None,
                  answers: ScriptedAnswers | None = None, read_ui_ahead: bool = True) -> None:
         self.paths = paths
@@ -101,10 +101,8 @@ class MokaApp:
                                someone_listening=can_ask)
         self.approvals = Approvals(self.config, self.emit, self.save_config, can_ask=can_ask, mode=approve)
         self.actions: ShellActions = actions or EventShellActions(self.emit)  # the shell's native side
-        self.view_host = ViewHost(
-            servers=self.servers, inspector=self.inspector, emit=self.emit, display_modes=self.display_modes,
-            theme=self.appearance.current, host_context_hook=self._host_context_extras, consent=self.consent.ask,
-            actions=self.actions, mode=mode, handshake_timeout=handshake_timeout)
+        self._handshake_timeout = handshake_timeout  # the view host's (view_host), its default when None
+        self._endpoints: Endpoints | None = None  # where pages are served, once open() has decided
         # The conversations (start(store=True)): `store` and `chat` say NoConversationsError without them.
         self._store: Store | None = None
         self._chat: ChatEngine | None = None
@@ -136,10 +134,28 @@ class MokaApp:
         """Was this run started with its store (``moka``, ``moka serve``, ``moka chat``)?"""
         return self._chat is not None
 
+    @functools.cached_property
+    def view_host(self) -> ViewHost:
+        """The views' host, made when first used: `moka tools` and `moka call` never use it, and
+        start faster without its modules (docs/performance.md §19)."""
+        from moka_shell.core.views.host import HANDSHAKE_TIMEOUT, ViewHost
+
+        host = ViewHost(
+            servers=self.servers, inspector=self.inspector, emit=self.emit, display_modes=self.display_modes,
+            theme=self.appearance.current, host_context_hook=self._host_context_extras, consent=self.consent.ask,
+            actions=self.actions, mode=self.mode,
+            handshake_timeout=HANDSHAKE_TIMEOUT if self._handshake_timeout is None else self._handshake_timeout)
+        if self._endpoints is not None:  # open() has run: wire it as open() would have
+            self._attach_views(host, self._endpoints)
+        return host
+
+    def _views_made(self) -> bool:
+        return "view_host" in self.__dict__  # functools.cached_property keeps it there once made
+
     @property
     def endpoints(self) -> Endpoints:
         """Where the UI and the sandbox are served (the view host's copy is the one)."""
-        return self.view_host.endpoints
+        return self.view_host.endpoints if self._views_made() else self._endpoints or Endpoints()
 
     @property
     def for_plugins(self) -> PluginApp:
@@ -179,7 +195,8 @@ class MokaApp:
 
     def _theme_changed(self, theme: dict[str, Any]) -> None:
         self.emit("theme.changed", theme)
-        self.view_host.theme_changed()
+        if self._views_made():  # no view host yet: no view to tell
+            self.view_host.theme_changed()
 
     def _plugins_blocked(self, found: dict[str, str]) -> None:
         # In the instance file, so `moka plugins` (another process) can name what blocked in this one.
@@ -268,18 +285,28 @@ class MokaApp:
 
     def _attach(self, endpoints: Endpoints) -> None:
         """The one wiring step after construction: what the start decided (where pages are served,
-        whether conversations are kept) goes to the two subsystems that need it."""
-        self.view_host.attach(endpoints=endpoints, chat=self._chat or NoChat(),
-                              records=self._store.view if self._store else None,  # parked views read back here
-                              storage=self._view_storage())
+        whether conversations are kept) goes to the two subsystems that need it (the view host
+        now if it exists, else when it is made)."""
+        self._endpoints = endpoints
+        if self._views_made():
+            self._attach_views(self.view_host, endpoints)
         if self._chat is not None:  # servers may ask the model only where a chat can answer
             self.servers.offer_sampling(ServerSampling(chat=self._chat, consent=self.consent.ask,
                                                        approvals=self.approvals, config=self.config,
                                                        inspector=self.inspector))
 
+    def _attach_views(self, host: ViewHost, endpoints: Endpoints) -> None:
+        from moka_shell.core.views.ports import NoChat
+
+        host.attach(endpoints=endpoints, chat=self._chat or NoChat(),
+                    records=self._store.view if self._store else None,  # parked views read back here
+                    storage=self._view_storage())
+
     def _view_storage(self) -> ViewStorage:
         """Views' storage in the store's database; in memory without a store, on a damaged file's
         read-only copy, or when the disk is full at start."""
+        from moka_shell.core.views.storage import ViewStorage
+
         if self._store is not None and not self._store.read_only:
             try:
                 return ViewStorage(self._store.db)
@@ -293,7 +320,8 @@ class MokaApp:
         if self.config_watch is not None:
             await self.config_watch.stop()
         try:
-            await asyncio.wait_for(self.view_host.close_all(), timeout=5)
+            if self._views_made():
+                await asyncio.wait_for(self.view_host.close_all(), timeout=5)
         except asyncio.TimeoutError:
             pass
         await self.servers.stop_all()
