@@ -99,3 +99,15 @@ def test_tools_and_call_load_no_view_host(tmp_path) -> None:  # type: ignore[no-
         loaded = {line.rpartition("|")[2].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
         assert "moka_shell.core.app" in loaded  # the import list was read
         assert not {"moka_shell.core.views.host", "moka_shell.core.views.dispatcher"} & loaded, command
+
+
+def test_the_desktop_path_to_its_window_imports_no_asyncio_and_no_pydantic() -> None:
+    # Everything the GUI thread imports before the window is shown delays it (docs/performance.md §13):
+    # asyncio (~12 ms here) is the core loop's, made on the core's own thread, and pydantic_core
+    # (~10 ms; core/links.py reads URLs with it) is needed only once a link is opened.
+    loaded = imports_after("from moka_shell.cli.main import build_parser\nbuild_parser().parse_args([])\n"
+                           "import moka_shell.cli.run, moka_shell.shells.desktop.run\n"
+                           "from moka_shell.shells.core_thread import CoreThread\n"
+                           "from pathlib import Path\nfrom moka_shell.paths import Paths\n"
+                           "CoreThread(Paths(Path('config.json'), Path('data')), mode='desktop', early_page=True)")
+    assert not {"asyncio", "pydantic_core", "pydantic"} & loaded, sorted({"asyncio", "pydantic_core", "pydantic"} & loaded)

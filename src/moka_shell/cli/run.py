@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib.util
 import json
 import sys
@@ -115,6 +114,8 @@ def chat(args: argparse.Namespace) -> int:
     """One headless chat turn; prints the transcript."""
     from moka_shell.cli.chat import run_chat_turn
     from moka_shell.cli.commands import answers_of
+
+    import asyncio
 
     transcript, ok = asyncio.run(run_chat_turn(paths_of(args), args.message, backend=args.backend,
                                                model=args.model, conversation=args.conversation,

@@ -16,8 +16,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic_core import Url
-
 from moka_shell.errors import UnsafeLinkError
 
 MAX_LINK = 16 * 1024  # characters; a sign-in address with its state and PKCE challenge is a few hundred
@@ -56,6 +54,8 @@ def web_link(url: str) -> WebLink:
         raise UnsafeLinkError(url, "it contains spaces, control or invisible characters, which browsers "
                                    "drop or read differently")
     try:
+        from pydantic_core import Url  # here, not at the top: the desktop's window imports this module (§13)
+
         parsed = Url(url)
     except ValueError as exc:  # pydantic-core's ValidationError is a ValueError
         raise UnsafeLinkError(url, f"it is not a valid address ({_parse_error(exc)})") from None

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import importlib
 import os
 import sys
@@ -15,6 +13,11 @@ from moka_shell.core.shell import Mode, ShellActions
 from moka_shell.paths import Paths
 
 if TYPE_CHECKING:
+    # asyncio is imported on the core's own thread (CoreThread._run): the desktop's GUI thread
+    # imports this module before its window is shown, and everything it imports delays the window.
+    import asyncio
+    import concurrent.futures
+
     # Imported when the core starts, not with this module: the core pulls in the MCP SDK, which
     # takes a second or more to import, and the desktop window should not wait for it.
     from moka_shell.config import MokaConfig
@@ -46,6 +49,8 @@ async def start_core(paths: Paths, *, mode: Mode, port: int = 0, servers: list[s
     serves the UI's files; the core's imports then run on a worker thread, so this loop keeps
     answering the page while they do (the desktop window loads the page beside them).
     """
+    import asyncio
+
     from moka_shell.web.server import WebServer
 
     web = WebServer(None, port=port)
@@ -107,14 +112,16 @@ class CoreThread:
         self.store = store
         self.actions = actions
         self.handshake_timeout = handshake_timeout
-        self.loop = asyncio.new_event_loop()
+        # Made on the core's own thread (_run), so the GUI thread never imports asyncio before its window.
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._loop_made = threading.Event()
         self.app: MokaApp | None = None
         self.web: WebServer | None = None
         self._ready = threading.Event()
         self._serving = threading.Event()
         self.early_web: WebServer | None = None  # the web server once it serves the page, before the core is up
         self._error: BaseException | None = None
-        self._stopped = asyncio.Event()
+        self._stopped: asyncio.Event | None = None  # set by stop(); made with the loop
         self.thread = threading.Thread(target=self._run, name="moka-core", daemon=True)
 
     def begin(self) -> None:
@@ -145,8 +152,13 @@ class CoreThread:
         self._serving.set()
 
     def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        self.loop.run_until_complete(self._main())
+        import asyncio
+
+        loop = self.loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        self._stopped = asyncio.Event()
+        self._loop_made.set()
+        loop.run_until_complete(self._main())
 
     async def _main(self) -> None:
         try:
@@ -162,16 +174,25 @@ class CoreThread:
             return
         self._serving.set()
         self._ready.set()
+        assert self._stopped is not None
         await self._stopped.wait()
         await self.app.stop()
         await self.web.stop()
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Run a coroutine on the core loop from any thread."""
+        import asyncio
+
+        if self.thread.ident is None:
+            raise RuntimeError("the core thread has not begun: call begin() or start() first")
+        self._loop_made.wait()
+        assert self.loop is not None
         return asyncio.run_coroutine_threadsafe(coro, self.loop)
 
     def stop(self, timeout: float = 15.0) -> None:
         """Stop the core and wait for the loop thread."""
         if self.thread.is_alive():
-            self.loop.call_soon_threadsafe(self._stopped.set)
+            self._loop_made.wait(timeout)
+            if self.loop is not None and self._stopped is not None:
+                self.loop.call_soon_threadsafe(self._stopped.set)
             self.thread.join(timeout)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import shutil
 import subprocess
@@ -95,6 +94,8 @@ class DesktopActions:
 
     async def save_download(self, file: dict[str, Any]) -> None:
         """Ask where to save a view's download with the native dialog, then write it."""
+        import asyncio  # here: this module loads before the window, and asyncio is the core loop's (§13)
+
         import webview
 
         window = self.window
