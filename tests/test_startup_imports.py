@@ -111,3 +111,17 @@ def test_the_desktop_path_to_its_window_imports_no_asyncio_and_no_pydantic() -> 
                            "from pathlib import Path\nfrom moka_shell.paths import Paths\n"
                            "CoreThread(Paths(Path('config.json'), Path('data')), mode='desktop', early_page=True)")
     assert not {"asyncio", "pydantic_core", "pydantic"} & loaded, sorted({"asyncio", "pydantic_core", "pydantic"} & loaded)
+
+
+def test_moka_with_no_arguments_opens_the_desktop_without_building_the_parser() -> None:
+    # `moka` alone (a desktop icon, the README's first command) is the desktop: building the whole
+    # parser and importing the commands' modules took ~25 ms before the window (docs/performance.md §13).
+    from moka_shell.cli.main import build_parser, parse
+
+    fast, full = vars(parse([])), vars(build_parser().parse_args([]))
+    assert fast.keys() == full.keys()
+    assert {k: v for k, v in fast.items() if k != "func"} == {k: v for k, v in full.items() if k != "func"}
+    assert fast["func"].__name__ == full["func"].__name__ == "desktop"
+    loaded = imports_after("from moka_shell.cli.main import parse\nparse([])")
+    commands = {"moka_shell.cli.dev", "moka_shell.cli.plugins", "moka_shell.cli.replay", "moka_shell.cli.servers_auth"}
+    assert not commands & loaded, sorted(commands & loaded)

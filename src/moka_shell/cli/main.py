@@ -59,6 +59,15 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{where}: {message}" if where else message, hint=f"see `{self.prog} --help`")
 
 
+def parse(args_list: list[str]) -> argparse.Namespace:
+    """The command line, read. ``moka`` alone opens the desktop: its defaults are given here without
+    building the whole parser and importing the commands' modules, ~25 ms before the window
+    (docs/performance.md §13; a test keeps them equal to the parser's)."""
+    if not args_list:
+        return argparse.Namespace(config=None, data_dir=None, command=None, func=_later("run", "desktop"))
+    return build_parser().parse_args(args_list)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole command-line surface (see the architecture's CLI contract)."""
     from moka_shell.cli import dev, plugins, replay, servers_auth
@@ -234,7 +243,7 @@ def _run(args_list: list[str]) -> int:
         if "--" in args_list and {"servers", "dev"} & set(args_list[:args_list.index("--")]):
             cut = args_list.index("--")
             args_list, command = args_list[:cut], args_list[cut + 1:]
-        args = build_parser().parse_args(args_list)
+        args = parse(args_list)
         if command:
             args.argv = command
         code = int(args.func(args) or 0)
