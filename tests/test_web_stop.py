@@ -1,4 +1,4 @@
-"""Stopping Moka's web server waits for nothing but its connections (docs/performance.md §19).
+"""Starting and stopping Moka's web server waits for nothing but events (docs/performance.md §19).
 
 uvicorn looks at ``should_exit`` once every 0.1 s and then pauses 0.1 s more for open connections
 to close, even when there are none: each stop of Moka's two servers cost 0.1–0.2 s, and that was
@@ -53,6 +53,22 @@ async def test_an_idle_server_stops_without_a_timed_wait() -> None:
     assert stopping.done(), "the stop waited on the clock (uvicorn's 0.1 s tick or its shutdown pause)"
     stopping.result()
     assert _refused(web.host_port) and _refused(web.sandbox_port)
+
+
+async def test_a_server_starts_without_polling_the_clock() -> None:
+    # The start used to look at uvicorn's `started` every 10 ms; it now waits for the start-up's end.
+    web = WebServer(None)
+    _frozen_clock()
+    starting = asyncio.ensure_future(web.start())
+    for _ in range(10_000):
+        if starting.done():
+            break
+        await asyncio.sleep(0)
+    assert starting.done(), "the start waited on the clock"
+    starting.result()
+    async with httpx2.AsyncClient(timeout=30) as http:
+        assert (await http.get(web.endpoints.host_origin + "/static/js/app.js")).status_code == 200
+    await web.stop()
 
 
 async def test_a_stop_with_a_page_connected_closes_its_socket(paths: Paths) -> None:

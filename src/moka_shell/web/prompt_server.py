@@ -1,4 +1,4 @@
-"""uvicorn's server, stopped when asked rather than at its next tick (docs/performance.md §19).
+"""uvicorn's server, stopped when asked rather than at its next tick, and saying when it is up (§19).
 
 uvicorn notices ``should_exit`` on a 0.1 s tick, then pauses another 0.1 s for connections to
 close and polls them every 0.1 s, whether or not any is open. Moka stops its two servers on every
@@ -27,6 +27,7 @@ class PromptServer(uvicorn.Server):
         super().__init__(config)
         self._wake = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop serving, once its main loop runs
+        self.up = asyncio.Event()  # set when its start-up has ended (``started`` says whether it worked)
 
     def request_exit(self) -> None:
         """Stop serving: the main loop ends now instead of at its next tick (callable from any thread)."""
@@ -43,6 +44,13 @@ class PromptServer(uvicorn.Server):
         else:
             with contextlib.suppress(RuntimeError):  # that loop has already closed: nothing to wake
                 loop.call_soon_threadsafe(self._wake.set)
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        """uvicorn's start-up; then ``up`` is set, so a waiter needs no polling (it polled every 10 ms)."""
+        try:
+            await super().startup(sockets=sockets)
+        finally:
+            self.up.set()
 
     async def main_loop(self) -> None:
         """uvicorn's ticks, each cut short by a stop request."""

@@ -341,12 +341,13 @@ class WebServer:
             server.install_signal_handlers = lambda: None  # type: ignore[attr-defined,method-assign]
             self._servers.append(server)
             self._tasks.append(asyncio.get_running_loop().create_task(server.serve(sockets=[sock])))
-        while not all(s.started for s in self._servers):
-            if any(t.done() for t in self._tasks):
-                for t in self._tasks:
-                    if t.done() and t.exception():
-                        raise t.exception()  # type: ignore[misc]
-            await asyncio.sleep(0.01)
+        for server, task in zip(self._servers, self._tasks):
+            up = asyncio.ensure_future(server.up.wait())
+            await asyncio.wait([up, task], return_when=asyncio.FIRST_COMPLETED)
+            up.cancel()
+            if not server.started:
+                error = task.exception() if task.done() else None
+                raise error or RuntimeError("Moka's web server did not start")
 
     async def stop(self) -> None:
         """Stop serving."""
