@@ -87,3 +87,38 @@ async def _serve() -> WebServer:
 
 async def _waiting(web: WebServer) -> int:
     return await until(lambda: web.waiting_for_core, "the page's socket waits for the core")
+
+
+LATER = ("/static/js/runner.js", "/static/js/servers/screen.js", "/static/js/inspector/screen.js",
+         "/static/js/settings/screen.js")
+
+
+def test_the_first_screen_boots_without_the_others_which_follow_its_hello(browser: Any, paths: Paths) -> None:
+    # Only Chat's code loads with the page (js/screens.js): the other screens' modules are asked
+    # for once the page has said hello, and a screen opened by its link loads on the way.
+    loop = Loop()
+    web: WebServer = loop.run(_serve())
+    app = None
+    page = browser.new_page(viewport={"width": 1000, "height": 700})
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    try:
+        page.goto(web.url + "#settings")
+        assert loop.run(_waiting(web)) == 1  # app.js has run: its socket waits for the core
+        paths_asked = [url.split("?")[0].removeprefix(web.endpoints.host_origin) for url in asked]
+        assert "/static/js/chat/screen.js" in paths_asked
+        assert not set(LATER) & set(paths_asked), sorted(set(LATER) & set(paths_asked))
+
+        app = loop.run(_open(paths, web))
+        page.locator("#settings").wait_for()  # the screen the link named, loaded on the way
+        assert page.evaluate("location.hash") == "#settings" and page.locator("#screen-chat").is_hidden()
+        page.wait_for_function(f"() => {list(LATER)!r}.every((p) => performance.getEntriesByType('resource')"
+                               ".some((e) => new URL(e.name).pathname === p))")
+        page.locator("#nav-servers").click()
+        page.locator("#screen-servers").get_by_text("moka-demo").first.wait_for()
+    finally:
+        page.close()
+        if app is not None:
+            loop.run(app.stop())
+        loop.run(web.stop())
+        loop.close()

@@ -1,9 +1,11 @@
 // The app shell: connects to the core, builds the rail, routes between the five screens
 // (#chat, #runner, #servers, #inspector?view=ID, #settings); keys and menu commands are in shortcuts.js.
+// Only Chat's code loads with the page; the other screens load once it has said hello (screens.js).
 
 import { api } from "./api.js";
 import { h, clear, debounce } from "./dom.js";
 import { icon } from "./icons.js";
+import { toastError } from "./ui.js";
 import { store } from "./store.js";
 import { initTheme, applyTheme } from "./theme.js";
 import { initConsent } from "./consent.js";
@@ -16,12 +18,12 @@ import { initConfigEvents } from "./config-events.js";
 import { initProblems } from "./app-problems.js";
 import { viewHost } from "./views/host.js";
 import chat from "./chat/screen.js";
-import runner from "./runner.js";
-import servers from "./servers/screen.js";
-import inspector from "./inspector/screen.js";
-import settings from "./settings/screen.js";
+import { SCREEN_LOADERS, SCREEN_ORDER } from "./screens.js";
 
-const SCREENS = [chat, runner, servers, inspector, settings];
+const SCREENS = SCREEN_ORDER; // names and icons; a screen's code is in `loaded` once it is there
+const loaded = new Map([["chat", chat]]);
+const loading = new Map();
+let ctx = null; // what every screen's init() gets (set in boot)
 // A browser-mode pop-out window is this same page opened as /?token=…&view=<viewId>.
 const POPOUT_VIEW = new URLSearchParams(location.search).get("view");
 // `moka check` opens the pop-out page with check=1: the view inline, at the size a chat gives it.
@@ -31,8 +33,25 @@ let current = null;
 function parseHash() {
   const raw = location.hash.replace(/^#/, "");
   const [name, query = ""] = raw.split("?");
-  const screen = SCREENS.find((s) => s.id === name) || chat;
-  return { screen, params: Object.fromEntries(new URLSearchParams(query)) };
+  const id = SCREENS.some((s) => s.id === name) ? name : "chat";
+  return { id, params: Object.fromEntries(new URLSearchParams(query)) };
+}
+
+/** A screen's module, loaded and initialized once (a promise until it is). */
+function loadScreen(id) {
+  if (loaded.has(id)) return Promise.resolve(loaded.get(id));
+  if (!loading.has(id)) {
+    const done = SCREEN_LOADERS[id]().then((module) => {
+      const screen = module.default;
+      screen.init(document.getElementById(`screen-${id}`), ctx);
+      loaded.set(id, screen);
+      return screen;
+    });
+    // A failed load (the core went away) may be tried again by the next navigation.
+    done.catch(() => loading.delete(id));
+    loading.set(id, done);
+  }
+  return loading.get(id);
 }
 
 /** Go to a screen; params become the hash query so deep links and Back work. */
@@ -44,14 +63,23 @@ export function navigate(id, params = {}) {
 }
 
 function route() {
+  const { id, params } = parseHash();
+  const screen = loaded.get(id);
+  if (!screen) {
+    // Its code is still on the way: show it when it is here, unless the hash has moved on.
+    loadScreen(id).then(
+      () => parseHash().id === id && route(),
+      (err) => (current ? toastError(err) : fatal(err)),
+    );
+    return;
+  }
   document.getElementById("boot")?.remove();
-  const { screen, params } = parseHash();
   if (current !== screen) {
     current?.hide?.();
     for (const s of SCREENS) {
-      document.getElementById(`screen-${s.id}`).hidden = s !== screen;
-      document.getElementById(`nav-${s.id}`).toggleAttribute("aria-current", s === screen);
-      if (s === screen) document.getElementById(`nav-${s.id}`).setAttribute("aria-current", "page");
+      document.getElementById(`screen-${s.id}`).hidden = s.id !== screen.id;
+      document.getElementById(`nav-${s.id}`).toggleAttribute("aria-current", s.id === screen.id);
+      if (s.id === screen.id) document.getElementById(`nav-${s.id}`).setAttribute("aria-current", "page");
     }
     document.getElementById("screen-title").textContent = screen.title;
     clear(document.getElementById("topbar-actions")).append(...(screen.actions?.() || []));
@@ -199,8 +227,11 @@ async function boot() {
   initProgress(); // a running call's progress on its card
   initElicitation({ navigate }); // servers' questions, in the place of the call that asked
   initResync(viewHost); // views created while the socket was down are mounted when it is back
-  const ctx = { navigate, setSubtitle, views: viewHost };
-  for (const s of SCREENS) s.init(document.getElementById(`screen-${s.id}`), ctx);
+  ctx = { navigate, setSubtitle, views: viewHost };
+  chat.init(document.getElementById("screen-chat"), ctx);
+  // A view the core announces before the other screens are here waits for them (the runner places it).
+  let othersLoaded;
+  viewHost.placersComing(new Promise((resolve) => (othersLoaded = resolve)));
   window.addEventListener("hashchange", route);
   await api.connect();
   api.start();
@@ -211,6 +242,10 @@ async function boot() {
   } catch (err) {
     fatal(err);
     return;
+  } finally {
+    // The other screens now, in the background: a click on the rail then finds them ready, and a
+    // view the core announces (after a reconnect too, when this first hello failed) has its place.
+    Promise.allSettled(Object.keys(SCREEN_LOADERS).map(loadScreen)).then(othersLoaded);
   }
   route();
   // After a reconnect the core may have restarted pieces: fetch the shared state again.

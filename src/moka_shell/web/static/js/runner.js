@@ -13,6 +13,7 @@ import { store } from "./store.js";
 import { renderInline } from "./markdown/render.js";
 import { followEntry } from "./runner-follow.js";
 import { toolMarks } from "./servers/extras.js";
+import { SCREEN_INFO } from "./screens.js";
 
 let ctx;
 let serverSel, toolSel, toolInfo, formHost, rawArea, rawError, rawToggle, runBtn, results, pickCard;
@@ -413,10 +414,7 @@ function buildArguments() {
 }
 
 export default {
-  id: "runner",
-  title: "Tool runner",
-  label: "Runner",
-  icon: "runner",
+  ...SCREEN_INFO.runner,
 
   init(section, context) {
     ctx = context;

@@ -27,6 +27,7 @@ import {
 } from "./messages.js";
 import { initThreadWindow, fetchNewest, begin, check, toNewest, noteAnchor, holdAnchor } from "./thread-window.js";
 import { afterTruncate, noteLive } from "./history-window.js";
+import { SCREEN_INFO } from "../screens.js";
 
 const convs = new Map(); // conversationId -> Conv (threads stay in the DOM so their views live on)
 let draft = null; // the unsent "new chat" thread
@@ -501,9 +502,7 @@ function wireThreadWindow() {
 // ---- screen --------------------------------------------------------------------------------
 
 export default {
-  id: "chat",
-  title: "Chat",
-  icon: "chat",
+  ...SCREEN_INFO.chat,
 
   init(section, context) {
     ctx = context;

@@ -14,6 +14,7 @@ import { button, iconButton, toast, toastError } from "../ui.js";
 import { jsonView } from "../json.js";
 import { ARROW, matches, methodOf, summaryOf, timeOf } from "./events.js";
 import { Exchanges, curlFor, detailFacts, durationText, isRequest, statusOf } from "./pairs.js";
+import { SCREEN_INFO } from "../screens.js";
 
 const ROW = 30; // px; fixed so the list can compute positions without measuring
 const OVERSCAN = 12;
@@ -635,9 +636,7 @@ function buildLayout(section) {
 }
 
 export default {
-  id: "inspector",
-  title: "Inspector",
-  icon: "inspector",
+  ...SCREEN_INFO.inspector,
 
   init(section) {
     buildFilters();

@@ -13,6 +13,7 @@ import { storageLine } from "./storage.js";
 import { instructionsFold } from "./instructions.js";
 import { serverExtras, serverIcon } from "./extras.js";
 import { approvalsFold } from "./approvals.js";
+import { SCREEN_INFO } from "../screens.js";
 
 const addDialog = () => serverDialog();
 
@@ -259,9 +260,7 @@ function subtitle() {
 }
 
 export default {
-  id: "servers",
-  title: "Servers",
-  icon: "servers",
+  ...SCREEN_INFO.servers,
 
   init(section, context) {
     ctx = context;

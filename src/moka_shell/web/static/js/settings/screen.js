@@ -8,6 +8,7 @@ import { toastError } from "../ui.js";
 import { store } from "../store.js";
 import { applyTheme } from "../theme.js";
 import { modelRows, row, set } from "./model.js";
+import { SCREEN_INFO } from "../screens.js";
 
 const CONSENT = [
   ["open_link", "Open links", "An app opens a web page in your browser."],
@@ -139,9 +140,7 @@ function render(s) {
 }
 
 export default {
-  id: "settings",
-  title: "Settings",
-  icon: "settings",
+  ...SCREEN_INFO.settings,
 
   init(section) {
     body = h("div", { class: "screen-inner settings", id: "settings" });

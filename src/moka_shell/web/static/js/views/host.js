@@ -22,6 +22,7 @@ import "./dev-reload.js"; // `moka dev`: reload strips on the cards of the serve
 const views = new Map(); // viewId -> record
 const byWindow = new Map(); // proxy WindowProxy -> record (the only windows we listen to)
 const placers = []; // (data) => Element | Promise<Element> | null
+const placersToCome = new Set(); // screens still loading that may add placers (app.js loads them after hello)
 let info = { mode: "browser" };
 let popoutOnly = null; // in a popout window: the one viewId this page shows
 let popoutInline = false; // `moka check`: that view is shown inline, as a chat or the Tool runner shows it
@@ -188,12 +189,17 @@ async function place(rec) {
     document.getElementById("popout-root").append(rec.slot);
     return;
   }
-  for (const placer of placers) {
-    const target = await placer(rec.data);
-    if (target) {
-      target.append(rec.slot);
-      return;
+  for (;;) {
+    for (const placer of placers) {
+      const target = await placer(rec.data);
+      if (target) {
+        target.append(rec.slot);
+        return;
+      }
     }
+    // The screen that shows it (the Tool runner's) may still be loading: ask again once it is here.
+    if (!placersToCome.size) break;
+    await Promise.allSettled([...placersToCome]);
   }
   console.warn("no place for view", rec.id);
 }
@@ -728,6 +734,11 @@ export const viewHost = {
   /** A screen offers a parent element for views it wants (first non-null answer wins). */
   addPlacer(fn) {
     placers.push(fn);
+  },
+  /** Views with no place yet wait for `loading` (screens that may add placers) before giving up. */
+  placersComing(loading) {
+    placersToCome.add(loading);
+    loading.finally(() => placersToCome.delete(loading));
   },
   /** Popout window mode: this page shows only `viewId`, filling the window (`inline`: as a chat shows it). */
   setPopout(viewId, { inline = false } = {}) {

@@ -1,0 +1,23 @@
+// The five screens as the rail and the router know them: names and icons here, each screen's
+// code in its own module. Only Chat's module loads with the page; the others load once the page
+// has said hello (or at once when a link opens one), so the first screen needs fewer files
+// before it answers (docs/performance.md §13).
+
+export const SCREEN_INFO = {
+  chat: { id: "chat", title: "Chat", icon: "chat" },
+  runner: { id: "runner", title: "Tool runner", label: "Runner", icon: "runner" },
+  servers: { id: "servers", title: "Servers", icon: "servers" },
+  inspector: { id: "inspector", title: "Inspector", icon: "inspector" },
+  settings: { id: "settings", title: "Settings", icon: "settings" },
+};
+
+/** The rail's order (Ctrl/Cmd+1…5 follow it). */
+export const SCREEN_ORDER = ["chat", "runner", "servers", "inspector", "settings"].map((id) => SCREEN_INFO[id]);
+
+/** Each screen other than Chat, loaded when first wanted. */
+export const SCREEN_LOADERS = {
+  runner: () => import("./runner.js"),
+  servers: () => import("./servers/screen.js"),
+  inspector: () => import("./inspector/screen.js"),
+  settings: () => import("./settings/screen.js"),
+};
