@@ -35,20 +35,45 @@ class Loop:
         self.thread.join(30)
 
 
+class EarlyPage:
+    """Moka's web server with no core yet, a page on it, and the core once ``open_core`` attaches it."""
+
+    def __init__(self, browser: Any, **page_options: Any) -> None:
+        self.loop = Loop()
+        self.web: WebServer = self.loop.run(_serve())
+        self.app: Any = None
+        self.page = browser.new_page(**page_options)
+
+    def open_core(self, paths: Paths) -> Any:
+        """Open the core and attach it, as the desktop's start does (its servers come later)."""
+        self.app = self.loop.run(_open(paths, self.web))
+        return self.app
+
+    def waiting(self) -> int:
+        """How many of the page's requests wait for the core (its socket, once app.js has run)."""
+        return int(self.loop.run(_waiting(self.web)))
+
+    def close(self) -> None:
+        """The page, the core and the server, in that order."""
+        self.page.close()
+        if self.app is not None:
+            self.loop.run(self.app.stop())
+        self.loop.run(self.web.stop())
+        self.loop.close()
+
+
 def test_the_page_waits_in_the_persons_mode_then_goes_live(browser: Any, paths: Paths) -> None:
-    loop = Loop()
-    web: WebServer = loop.run(_serve())
-    app = None
-    page = browser.new_page(color_scheme="light", viewport={"width": 1000, "height": 700})
+    early = EarlyPage(browser, color_scheme="light", viewport={"width": 1000, "height": 700})
+    page, web = early.page, early.web
     try:
         page.goto(web.url + "&mode=dark")
         page.wait_for_function("document.querySelector('#boot') && !document.querySelector('#boot').hidden")
         assert page.evaluate("document.documentElement.dataset.theme") == "dark"
         page.wait_for_function("() => document.querySelector('#conn').dataset.status === 'connecting'")
-        assert loop.run(_waiting(web)) == 1  # the page's socket is held, not refused
+        assert early.waiting() == 1  # the page's socket is held, not refused
 
         # The core opens and is attached as the desktop's start does it; its servers come after.
-        app = loop.run(_open(paths, web))
+        app = early.open_core(paths)
         page.wait_for_function("() => document.querySelector('#conn').dataset.status === 'online'", timeout=30000)
         page.wait_for_function("() => !document.querySelector('#boot') || document.querySelector('#boot').hidden")
         assert page.evaluate("document.documentElement.dataset.theme") in ("light", "dark")
@@ -56,15 +81,11 @@ def test_the_page_waits_in_the_persons_mode_then_goes_live(browser: Any, paths: 
         assert page.get_by_text("No servers are configured yet.").count() == 0
         assert page.locator("#app-problems").is_hidden()
 
-        loop.run(app.start_servers())
+        early.loop.run(app.start_servers())
         # A server entry that could not be loaded is said once the entries are, without a reload.
         page.locator("#app-problems").get_by_text("no plugin provides").wait_for()
     finally:
-        page.close()
-        if app is not None:
-            loop.run(app.stop())
-        loop.run(web.stop())
-        loop.close()
+        early.close()
 
 
 async def _open(paths: Paths, web: WebServer) -> Any:
@@ -96,20 +117,18 @@ LATER = ("/static/js/runner.js", "/static/js/servers/screen.js", "/static/js/ins
 def test_the_first_screen_boots_without_the_others_which_follow_its_hello(browser: Any, paths: Paths) -> None:
     # Only Chat's code loads with the page (js/screens.js): the other screens' modules are asked
     # for once the page has said hello, and a screen opened by its link loads on the way.
-    loop = Loop()
-    web: WebServer = loop.run(_serve())
-    app = None
-    page = browser.new_page(viewport={"width": 1000, "height": 700})
+    early = EarlyPage(browser, viewport={"width": 1000, "height": 700})
+    page, web = early.page, early.web
     asked: list[str] = []
     page.on("request", lambda request: asked.append(request.url))
     try:
         page.goto(web.url + "#settings")
-        assert loop.run(_waiting(web)) == 1  # app.js has run: its socket waits for the core
+        assert early.waiting() == 1  # app.js has run: its socket waits for the core
         paths_asked = [url.split("?")[0].removeprefix(web.endpoints.host_origin) for url in asked]
         assert "/static/js/chat/screen.js" in paths_asked
         assert not set(LATER) & set(paths_asked), sorted(set(LATER) & set(paths_asked))
 
-        app = loop.run(_open(paths, web))
+        early.open_core(paths)
         page.locator("#settings").wait_for()  # the screen the link named, loaded on the way
         assert page.evaluate("location.hash") == "#settings" and page.locator("#screen-chat").is_hidden()
         page.wait_for_function(f"() => {list(LATER)!r}.every((p) => performance.getEntriesByType('resource')"
@@ -117,8 +136,4 @@ def test_the_first_screen_boots_without_the_others_which_follow_its_hello(browse
         page.locator("#nav-servers").click()
         page.locator("#screen-servers").get_by_text("moka-demo").first.wait_for()
     finally:
-        page.close()
-        if app is not None:
-            loop.run(app.stop())
-        loop.run(web.stop())
-        loop.close()
+        early.close()
