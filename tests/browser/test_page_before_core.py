@@ -110,13 +110,12 @@ async def _waiting(web: WebServer) -> int:
     return await until(lambda: web.waiting_for_core, "the page's socket waits for the core")
 
 
-LATER = ("/static/js/runner.js", "/static/js/servers/screen.js", "/static/js/inspector/screen.js",
-         "/static/js/settings/screen.js")
+LATER = ("/static/js/servers/screen.js", "/static/js/inspector/screen.js", "/static/js/settings/screen.js")
 
 
 def test_the_first_screen_boots_without_the_others_which_follow_its_hello(browser: Any, paths: Paths) -> None:
-    # Only Chat's code loads with the page (js/screens.js): the other screens' modules are asked
-    # for once the page has said hello, and a screen opened by its link loads on the way.
+    # Only Chat's and the Tool runner's code load with the page (js/screens.js): the other screens'
+    # modules are asked for once the page has said hello, and a screen opened by its link loads on the way.
     early = EarlyPage(browser, viewport={"width": 1000, "height": 700})
     page, web = early.page, early.web
     asked: list[str] = []
@@ -125,7 +124,7 @@ def test_the_first_screen_boots_without_the_others_which_follow_its_hello(browse
         page.goto(web.url + "#settings")
         assert early.waiting() == 1  # app.js has run: its socket waits for the core
         paths_asked = [url.split("?")[0].removeprefix(web.endpoints.host_origin) for url in asked]
-        assert "/static/js/chat/screen.js" in paths_asked
+        assert {"/static/js/chat/screen.js", "/static/js/runner.js"} <= set(paths_asked)
         assert not set(LATER) & set(paths_asked), sorted(set(LATER) & set(paths_asked))
 
         early.open_core(paths)

@@ -1,6 +1,7 @@
 // The app shell: connects to the core, builds the rail, routes between the five screens
 // (#chat, #runner, #servers, #inspector?view=ID, #settings); keys and menu commands are in shortcuts.js.
-// Only Chat's code loads with the page; the other screens load once it has said hello (screens.js).
+// Only Chat's and the Tool runner's code load with the page (the runner places the views that have
+// no conversation); the other screens load once it has said hello (screens.js).
 
 import { api } from "./api.js";
 import { h, clear, debounce } from "./dom.js";
@@ -18,10 +19,14 @@ import { initConfigEvents } from "./config-events.js";
 import { initProblems } from "./app-problems.js";
 import { viewHost } from "./views/host.js";
 import chat from "./chat/screen.js";
+import runner from "./runner.js";
 import { SCREEN_LOADERS, SCREEN_ORDER } from "./screens.js";
 
 const SCREENS = SCREEN_ORDER; // names and icons; a screen's code is in `loaded` once it is there
-const loaded = new Map([["chat", chat]]);
+const loaded = new Map([
+  ["chat", chat],
+  ["runner", runner],
+]);
 const loading = new Map();
 let ctx = null; // what every screen's init() gets (set in boot)
 // A browser-mode pop-out window is this same page opened as /?token=…&view=<viewId>.
@@ -229,6 +234,7 @@ async function boot() {
   initResync(viewHost); // views created while the socket was down are mounted when it is back
   ctx = { navigate, setSubtitle, views: viewHost };
   chat.init(document.getElementById("screen-chat"), ctx);
+  runner.init(document.getElementById("screen-runner"), ctx);
   // A view the core announces before the other screens are here waits for them (the runner places it).
   let othersLoaded;
   viewHost.placersComing(new Promise((resolve) => (othersLoaded = resolve)));

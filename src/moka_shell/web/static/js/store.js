@@ -10,6 +10,7 @@ export const store = {
   info: null, // app.info result
   settings: null, // Settings
   servers: [], // [ServerInfo]
+  serversLoaded: false, // the list above came from the core (an empty one means no servers)
   tools: [], // [ToolInfo]
   toolsLoaded: false,
 
@@ -36,7 +37,9 @@ export const store = {
   },
 
   async refreshServers() {
-    this.set("servers", (await api.call("servers.list")) || []);
+    const servers = (await api.call("servers.list")) || [];
+    this.serversLoaded = true;
+    this.set("servers", servers);
     refreshToolsSoon();
   },
 
@@ -60,6 +63,7 @@ export const store = {
 const refreshToolsSoon = debounce(() => store.refreshTools(), 250);
 
 api.on("servers.changed", (servers) => {
+  store.serversLoaded = true;
   store.set("servers", servers || []);
   refreshToolsSoon();
 });

@@ -267,6 +267,7 @@ export default {
     list = h("div", { class: "server-list", id: "server-list" });
     section.append(h("div", { class: "screen-scroll" }, h("div", { class: "screen-inner" }, list)));
     store.on("servers", render);
+    if (store.serversLoaded) render(store.servers); // loaded after the page's hello (screens.js)
   },
 
   show() {

@@ -147,6 +147,7 @@ export default {
     section.append(h("div", { class: "screen-scroll" }, body));
     store.on("settings", render);
     store.on("info", () => render(store.settings));
+    render(store.settings); // loaded after the page's hello (screens.js): the settings may be here already
   },
 
   show() {

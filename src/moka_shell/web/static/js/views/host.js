@@ -176,7 +176,6 @@ function createRecord(data) {
   Object.assign(rec, buildCard(data, { inspect: () => openInspector(rec), close: () => closeView(rec) }));
   buildModeButtons(rec);
   new ResizeObserver(() => reportContainer(rec)).observe(rec.body);
-  visibility.observe(rec.slot);
   return rec;
 }
 
@@ -611,6 +610,9 @@ async function mountView(data) {
       for (const n of document.querySelectorAll(`.view-closed-note[data-record-id="${CSS.escape(data.recordId)}"]`))
         n.remove();
     await place(rec);
+    // Watched once it is in the page: a card still waiting for its place (the Tool runner's code
+    // loading) is not "off screen", and parking it then cost it a second frame.
+    visibility.observe(rec.slot);
     // The core fails a view whose resource could not be read in the same tick it announces
     // it, so view.failed can land while place() awaits: keep that failure, never reset it.
     if (rec.failure) return;
