@@ -89,6 +89,13 @@ def drive(core: Any, task: str, spec: dict[str, Any]) -> dict[str, Any]:
 
             js("typeof gc === 'function' && gc()")
             out["after_gc"] = measure([os.getpid()], settle=2.5)
+        if spec.get("after_trim"):  # what of the app process is freed heap glibc has kept
+            import ctypes
+
+            from bench.memory import measure
+
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+            out["after_trim"] = measure([os.getpid()], settle=2.5)
         if spec.get("modules"):
             out["modules"] = sorted({m.split(".")[0] for m in sys.modules})
         return out

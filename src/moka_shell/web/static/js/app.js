@@ -74,11 +74,19 @@ function route() {
     // Its code is still on the way: show it when it is here, unless the hash has moved on.
     loadScreen(id).then(
       () => parseHash().id === id && route(),
-      (err) => (current ? toastError(err) : fatal(err)),
+      (err) => {
+        if (current) return toastError(err);
+        fatal(err);
+        const off = api.on("api.reconnected", () => {
+          off();
+          route();
+        });
+      },
     );
     return;
   }
   document.getElementById("boot")?.remove();
+  document.getElementById("boot-fail")?.remove();
   if (current !== screen) {
     current?.hide?.();
     for (const s of SCREENS) {
@@ -154,23 +162,54 @@ function watchConnection() {
   });
 }
 
+/** Show why the page could not start, in place of the screens (which stay as they are). */
 function fatal(err) {
   document.getElementById("boot")?.remove();
-  const section = document.getElementById("screen-chat");
-  section.hidden = false;
-  clear(section).append(
+  document.getElementById("boot-fail")?.remove();
+  for (const s of SCREENS) document.getElementById(`screen-${s.id}`).hidden = true;
+  // A lost socket is not the core's answer: the page says hello again once it is back.
+  const lost = err?.code === undefined || api.status !== "online";
+  document.getElementById("screens").append(
     h(
       "div",
-      { class: "screen-scroll" },
+      { class: "screen-scroll", id: "boot-fail" },
       h(
         "div",
         { class: "empty" },
         h("div", { class: "empty-icon" }, icon("alert", { size: 28 })),
         h("h3", { class: "empty-title", text: "Moka's core did not answer" }),
         h("p", { class: "empty-text", text: err?.message || String(err) }),
+        h("p", {
+          class: "empty-text",
+          text: lost
+            ? "Moka tries again as soon as the connection is back."
+            : "Reload the page to try again.",
+        }),
       ),
     ),
   );
+}
+
+/** The first hello and the shared state; until they are in, try again after each reconnect. */
+async function firstContact(afterFirstTry) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      store.set("info", await hello());
+      viewHost.configure(store.info);
+      await Promise.all([store.refreshSettings(), store.refreshServers()]);
+      return;
+    } catch (err) {
+      fatal(err);
+    } finally {
+      if (attempt === 0) afterFirstTry();
+    }
+    await new Promise((resolve) => {
+      const off = api.on("api.reconnected", () => {
+        off();
+        resolve();
+      });
+    });
+  }
 }
 
 /** Tell the core about this page (locale, time zone, colour scheme, size); get info + theme. */
@@ -241,18 +280,9 @@ async function boot() {
   window.addEventListener("hashchange", route);
   await api.connect();
   api.start();
-  try {
-    store.set("info", await hello());
-    viewHost.configure(store.info);
-    await Promise.all([store.refreshSettings(), store.refreshServers()]);
-  } catch (err) {
-    fatal(err);
-    return;
-  } finally {
-    // The other screens now, in the background: a click on the rail then finds them ready, and a
-    // view the core announces (after a reconnect too, when this first hello failed) has its place.
-    Promise.allSettled(Object.keys(SCREEN_LOADERS).map(loadScreen)).then(othersLoaded);
-  }
+  // After the first try, the other screens load in the background: a click on the rail then finds
+  // them ready, and a view the core announces (after a reconnect too, when that try failed) has its place.
+  await firstContact(() => Promise.allSettled(Object.keys(SCREEN_LOADERS).map(loadScreen)).then(othersLoaded));
   route();
   // After a reconnect the core may have restarted pieces: fetch the shared state again.
   api.on("api.reconnected", () => {
