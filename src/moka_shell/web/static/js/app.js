@@ -181,9 +181,7 @@ function fatal(err) {
         h("p", { class: "empty-text", text: err?.message || String(err) }),
         h("p", {
           class: "empty-text",
-          text: lost
-            ? "Moka tries again as soon as the connection is back."
-            : "Reload the page to try again.",
+          text: lost ? "Moka tries again as soon as the connection is back." : "Reload the page to try again.",
         }),
       ),
     ),
