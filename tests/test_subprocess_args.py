@@ -21,7 +21,7 @@ REVIEWED = {
     "shells/desktop/actions.py": "notify-send and osascript: the server's title and body after '--'",
     "plugin_install/pip_env.py": "pip: the person's requests after '--' or as -e's value, --index-url=URL",
     "testing/xvfb.py": "Xvfb: only Moka's own fixed arguments",
-    "core/mcp/stdio_client.py": "an MCP server: the command and arguments the person configured, as given",
+    "core/mcp/stdio_launch.py": "an MCP server: the command and arguments the person configured, as given",
 }
 
 

@@ -125,7 +125,8 @@ def test_a_check_with_nothing_to_render_leaves_no_browser_behind(tmp_path: Path)
 
 
 def test_a_check_remembers_a_server_with_nothing_to_render_and_launches_no_browser_for_it(tmp_path: Path) -> None:
-    """The browser launches early only when the server's last listing had something to render (launch_hint.py).
+    """The browser launches early, and the web server starts, only when the server's last listing had
+    something to render (launch_hint.py).
 
     Which modules a run imported (``python -X importtime``) shows whether it started Playwright at all.
     When the memory is out of date (a tool that now has a UI), the view is rendered all the same.
@@ -145,8 +146,11 @@ def test_a_check_remembers_a_server_with_nothing_to_render_and_launches_no_brows
     second = imports("truth", "--tool", "plain")
     assert "moka_shell.shells.check.run" in second  # the import list was read
     assert not {m for m in second if m.split(".")[0] == "playwright"}, "a browser was started for a tool with no UI"
+    # Nor a web server, a bridge or a view host for views that will not come (they wait for one).
+    assert not {"moka_shell.web.server", "moka_shell.bridge", "moka_shell.core.views.host"} & second, second
 
-    # Out of date: the memory says the server has no UI tool at all, and one is checked.
+    # Out of date: the memory says the server has no UI tool at all, and one is checked (the browser
+    # and the web server start once the listing shows it).
     (tmp_path / "data" / "check-hints.json").write_text(json.dumps({"truth": {"ui": []}}))
     code, report, _ = check(tmp_path, "truth", "--tool", "sizes_from_frame", servers={"truth": TRUTH})
     assert code == 0 and report["views"][0]["size"]["rendered"]["frame"]["height"] == START_HEIGHT, report

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from moka_shell.config import SELF_COMMAND, ServerConfig, self_command
 from moka_shell.config_oauth import OAuthSettings
 from moka_shell.errors import ServerError
 from moka_shell.hookspecs import RegisterTransport, hookimpl
+
+if TYPE_CHECKING:
+    from moka_shell.core.mcp.stdio_launch import EarlyProcess, StdioLaunch
 
 # The MCP SDK's transports (and httpx) are imported when a server is opened, not when the built-ins
 # register: Moka's page is answered before the SDK loads (docs/performance.md §13).
@@ -39,20 +43,49 @@ class StdioTransport:
 
     def open(self, config: ServerConfig, errlog: TextIO) -> AbstractAsyncContextManager[Any]:
         """The mcp transport for this config; stderr goes to ``errlog``."""
-        command, args = resolve_command(config)
-        env = dict(config.env)
-        if config.command == SELF_COMMAND:
-            # The child must import the same moka_shell, wherever it was loaded from.
-            env.setdefault("PYTHONPATH", os.environ.get("PYTHONPATH", ""))
-        if config.cwd and not os.path.isdir(config.cwd):
-            # Else the child's FileNotFoundError reads as "command not found" (finding R1.24).
-            raise ServerError(f"the server's working directory does not exist: {config.cwd!r}",
-                              hint="fix or remove the server's 'cwd'")
-        from moka_shell.core.mcp.stdio_client import StdioLaunch, stdio_streams
+        from moka_shell.core.mcp.stdio_client import stdio_streams
 
         # Moka's own reader: linear in a line's length, capped per message, tolerant of invalid UTF-8,
         # and it reports the exit code (findings R1.6, R1.9, R1.13).
-        return stdio_streams(StdioLaunch(command, args, env or None, config.cwd), errlog)
+        return stdio_streams(stdio_launch(config), errlog)
+
+    async def launch_early(self, config: ServerConfig, errlog: TextIO) -> EarlyProcess | None:
+        """Start the server's process before the MCP SDK is loaded (POSIX); its connection adopts it.
+
+        A config that cannot start (no such command or directory) is left to ``open``, which says why.
+        """
+        if sys.platform == "win32":  # the SDK's own process handling there (job objects)
+            return None
+        from moka_shell.core.mcp.stdio_launch import EarlyProcess, spawn
+
+        try:
+            launch = stdio_launch(config)
+            started = await spawn(launch, errlog)
+        except (ServerError, OSError):
+            return None
+
+        def adopt(log: TextIO) -> AbstractAsyncContextManager[Any]:
+            from moka_shell.core.mcp.stdio_client import stdio_streams
+
+            return stdio_streams(launch, log, started=started)
+
+        return EarlyProcess(started, adopt)
+
+
+def stdio_launch(config: ServerConfig) -> StdioLaunch:
+    """What to start for a stdio server's config (``ServerError`` when it cannot be started)."""
+    from moka_shell.core.mcp.stdio_launch import StdioLaunch
+
+    command, args = resolve_command(config)
+    env = dict(config.env)
+    if config.command == SELF_COMMAND:
+        # The child must import the same moka_shell, wherever it was loaded from.
+        env.setdefault("PYTHONPATH", os.environ.get("PYTHONPATH", ""))
+    if config.cwd and not os.path.isdir(config.cwd):
+        # Else the child's FileNotFoundError reads as "command not found" (finding R1.24).
+        raise ServerError(f"the server's working directory does not exist: {config.cwd!r}",
+                          hint="fix or remove the server's 'cwd'")
+    return StdioLaunch(command, args, env or None, config.cwd)
 
 
 class HttpTransport:

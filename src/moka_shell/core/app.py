@@ -235,8 +235,13 @@ class MokaApp:
         self.servers.expect(self._wanted(servers))
         self.loop = asyncio.get_running_loop()
 
+    async def launch_servers_early(self, servers: list[str] | None = None) -> None:
+        """Start the stdio servers' processes now, so they start while the MCP SDK is imported (§19)."""
+        await self.servers.launch_early(self._wanted(servers))
+
     async def start_servers(self, servers: list[str] | None = None) -> None:
         """Make the servers' connections and start them, then the config watch and the plugins' start."""
+        await self.launch_servers_early(servers)  # the connections, made next, import the SDK
         load_problems = self.servers.load(self._wanted(servers))
         self.problems = [*load_problems, *self.problems]
         self.servers.start_all()
@@ -282,6 +287,10 @@ class MokaApp:
         self._store = store
         self._chat = ChatEngine(store=store, servers=self.servers, views=self.view_host, backends=self.backends,
                                 config=self.config, emit=self.emit, inspector=self.inspector, approvals=self.approvals)
+
+    def serve_at(self, endpoints: Endpoints) -> None:
+        """Pages are served at ``endpoints`` from now on (a core opened without its web server, then given one)."""
+        self._attach(endpoints)
 
     def _attach(self, endpoints: Endpoints) -> None:
         """The one wiring step after construction: what the start decided (where pages are served,

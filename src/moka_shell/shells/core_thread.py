@@ -68,10 +68,12 @@ async def start_core(paths: Paths, *, mode: Mode, port: int = 0, servers: list[s
 
         app = MokaApp(paths, mode=mode, actions=actions, answers=answers, config=config,
                       handshake_timeout=HANDSHAKE_TIMEOUT if handshake_timeout is None else handshake_timeout)
-        if on_serving is None:  # as before: served from the start (nothing loads the page until this returns)
+        if on_serving is None:  # served once this returns (nothing loads the page before)
             web.attach(app)
-            await web.start()
+            # The servers' processes first: they start while this loop imports and starts the web
+            # server, which no server needs (its sockets, and so the endpoints, are already bound).
             await app.start(servers=servers, store=store, endpoints=web.endpoints)
+            await web.start()
         else:
             # The page loaded early is answered once the core is open (its socket waited till now),
             # before the MCP SDK is imported, on a worker thread, for the servers' connections.
@@ -79,6 +81,7 @@ async def start_core(paths: Paths, *, mode: Mode, port: int = 0, servers: list[s
 
             app.open(servers=servers, store=store, endpoints=web.endpoints)
             web.attach(app)
+            await app.launch_servers_early(servers)  # they start while the SDK is imported
             await asyncio.to_thread(import_sdk)
             await app.start_servers(servers)
     except BaseException:  # e.g. another Moka holds the data dir: leave nothing listening
@@ -89,6 +92,24 @@ async def start_core(paths: Paths, *, mode: Mode, port: int = 0, servers: list[s
     if app.instance_lock is not None:
         app.instance_lock.describe(url=web.endpoints.host_origin)  # the origin only: never the token
     return app, web
+
+
+async def open_core(paths: Paths, *, mode: Mode, servers: list[str] | None = None, store: bool = True,
+                    handshake_timeout: float | None = None, answers: ScriptedAnswers | None = None) -> MokaApp:
+    """The app without its web server: ``CoreThread.serve`` starts one if a view comes after all.
+
+    ``moka check`` runs so when the server's last listing had nothing for it to render: its web
+    server, the bridge and the view host are then never imported (docs/performance.md §19).
+    """
+    from moka_shell.core.app import MokaApp
+
+    app = MokaApp(paths, mode=mode, answers=answers, handshake_timeout=handshake_timeout)
+    try:
+        await app.start(servers=servers, store=store)
+    except BaseException:
+        await app.stop()
+        raise
+    return app
 
 
 def _import_core() -> None:
@@ -103,8 +124,9 @@ class CoreThread:
     def __init__(self, paths: Paths, *, mode: Mode = "desktop", servers: list[str] | None = None,
                  store: bool = True, actions: ShellActions | None = None,
                  handshake_timeout: float | None = None, answers: ScriptedAnswers | None = None,
-                 early_page: bool = False) -> None:
+                 early_page: bool = False, serve: bool = True) -> None:
         self.paths = paths
+        self.serve_at_start = serve  # False: no web server until ``serve()`` (open_core)
         self.early_page = early_page  # serve the page before the core's imports (``serving_url``)
         self.answers = answers
         self.mode: Mode = mode
@@ -160,12 +182,32 @@ class CoreThread:
         self._loop_made.set()
         loop.run_until_complete(self._main())
 
+    def serve(self, timeout: float = 30.0) -> WebServer:
+        """The web server, started now if the core was started without one (``serve=False``)."""
+        if self.web is None:
+            self.web = self.submit(self._serve_late()).result(timeout)
+        return self.web
+
+    async def _serve_late(self) -> WebServer:
+        from moka_shell.web.server import WebServer
+
+        assert self.app is not None
+        web = WebServer(None)
+        web.attach(self.app)
+        self.app.serve_at(web.endpoints)
+        await web.start()
+        return web
+
     async def _main(self) -> None:
         try:
-            self.app, self.web = await start_core(self.paths, mode=self.mode, servers=self.servers, store=self.store,
-                                                  actions=self.actions, handshake_timeout=self.handshake_timeout,
-                                                  answers=self.answers,
-                                                  on_serving=self._on_serving if self.early_page else None)
+            if not self.serve_at_start:
+                self.app = await open_core(self.paths, mode=self.mode, servers=self.servers, store=self.store,
+                                           handshake_timeout=self.handshake_timeout, answers=self.answers)
+            else:
+                self.app, self.web = await start_core(self.paths, mode=self.mode, servers=self.servers, store=self.store,
+                                                      actions=self.actions, handshake_timeout=self.handshake_timeout,
+                                                      answers=self.answers,
+                                                      on_serving=self._on_serving if self.early_page else None)
         except BaseException as exc:  # reported to the GUI thread by start()
             self._error = exc
             self.early_web = None
@@ -177,7 +219,8 @@ class CoreThread:
         assert self._stopped is not None
         await self._stopped.wait()
         await self.app.stop()
-        await self.web.stop()
+        if self.web is not None:
+            await self.web.stop()
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Run a coroutine on the core loop from any thread."""

@@ -17,7 +17,7 @@ import logging
 import time
 from collections.abc import Callable
 from contextlib import suppress
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
@@ -45,6 +45,9 @@ from moka_shell.errors import MokaError, SignInRequiredError
 from moka_shell.inspector import Inspector
 from moka_shell.version import __version__
 
+if TYPE_CHECKING:
+    from moka_shell.core.mcp.stdio_launch import EarlyStart
+
 UI_EXTENSION = advertise("io.modelcontextprotocol/ui", {"mimeTypes": [APP_MIME]})
 DEFAULT_CONNECT_TIMEOUT = 20.0
 CALL_TIMEOUT = 300.0
@@ -66,7 +69,8 @@ class ServerConnection:
     def __init__(self, name: str, config: ServerConfig, transport: Transport, inspector: Inspector,
                  on_change: Callable[[ServerConnection], None], *, connect_timeout: float | None = None,
                  calls: CallTracker | None = None, elicitor: Elicitor | None = None, sampler: Sampler | None = None,
-                 on_resource_updated: Callable[[str, str], None] | None = None) -> None:
+                 on_resource_updated: Callable[[str, str], None] | None = None,
+                 early: EarlyStart | None = None, stderr_sink: Callable[[str], object] | None = None) -> None:
         self.name = name
         self.transport = transport
         self.inspector = inspector
@@ -74,7 +78,10 @@ class ServerConnection:
         self.connect_timeout = connect_timeout or config.timeout or DEFAULT_CONNECT_TIMEOUT
         self.elicitor = elicitor  # the person answers this server's questions (None: none are asked)
         self.link = Link(name, config)
-        self.stderr = StderrTail()
+        self._early = early  # its process, started before the SDK loaded: the first attempt adopts it
+        self.stderr = early.tail if early is not None else StderrTail()
+        self._stderr_sink = stderr_sink or (lambda line: inspector.record("server", {"stderr": line}, server=name,
+                                                                          method="stderr"))
         self.listing = ServerListing(self.link, inspector, changed=lambda: self._report("new catalogue"))
         self.requests = ServerRequests(self.link, self.listing, self.stderr, calls=calls)
         self.subscriptions = ResourceSubscriptions(self.link, inspector, self.listing, on_updated=on_resource_updated)
@@ -161,6 +168,9 @@ class ServerConnection:
 
     async def stop(self) -> None:
         """Stop the connection and wait for the child process to be gone."""
+        early, self._early = self._early, None
+        if early is not None:  # started early, never adopted
+            await early.discard()
         self._stop.set()
         self._wake.set()
         self.link.lost.set()
@@ -241,11 +251,12 @@ class ServerConnection:
     async def _connect_once(self) -> str | None:
         """Run one connection until it dies; returns the error, or None after a clean stop."""
         self.link.lost.clear()
-        pipe = StderrPipe(self.name, self.stderr, lambda line: self.inspector.record(
-            "server", {"stderr": line}, server=self.name, method="stderr"), stdio=self.config.transport_id == "stdio")
+        early, self._early = self._early, None
+        pipe = early.pipe if early is not None else StderrPipe(self.name, self.stderr, self._stderr_sink,
+                                                               stdio=self.config.transport_id == "stdio")
         timed_out = False
         try:
-            inner = self.transport.open(self.config, pipe.file)
+            inner = early.process.streams(pipe.file) if early is not None else self.transport.open(self.config, pipe.file)
             logged = LoggingTransport(inner, self.inspector, self.name)
             # The deadline covers the handshake and listing; ui:// resources are read after (R1.15).
             with anyio.CancelScope(deadline=anyio.current_time() + self.connect_timeout) as scope:

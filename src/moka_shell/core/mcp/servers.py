@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +12,7 @@ from moka_shell.config import ServerConfig
 from moka_shell.core.mcp.catalog import ToolEntry
 from moka_shell.core.mcp.elicitation import Elicitor
 from moka_shell.core.mcp.progress import CallTracker
+from moka_shell.core.mcp.stderr import StderrPipe, StderrTail
 from moka_shell.core.mcp.transport import Transport
 from moka_shell.errors import ConfigError, ServerUnavailableError, UnknownServerError
 from moka_shell.inspector import Inspector
@@ -18,6 +20,9 @@ from moka_shell.registered import Registered
 
 if TYPE_CHECKING:
     from moka_shell.core.mcp.connection import ServerConnection
+    from moka_shell.core.mcp.stdio_launch import EarlyStart
+
+log = logging.getLogger(__name__)
 
 CONNECTION_MODULE = "moka_shell.core.mcp.connection"  # it brings the MCP SDK (``import_sdk``)
 
@@ -59,6 +64,7 @@ class ServerManager:
         self.elicitor = elicitor
         self._closing = False  # stop_all has begun: connections made from now on never start
         self._expected: dict[str, ServerConfig] = {}  # configured, their connections not made yet (expect)
+        self._early: dict[str, EarlyStart] = {}  # processes started before their connections (launch_early)
         # False in one-shot commands that never show a view (`moka tools`, `moka call`): the UI
         # resources are not read ahead after each listing; a view asking for one still reads it.
         self.read_ui_ahead = read_ui_ahead
@@ -71,6 +77,38 @@ class ServerManager:
         """Servers loaded from now on may ask the model (``sampling/createMessage``) through ``sampler``
         (``MokaApp.start``, in a run that keeps conversations, before any server is loaded)."""
         self.sampler = sampler
+
+    async def launch_early(self, servers: dict[str, ServerConfig]) -> None:
+        """Start the processes of ``servers`` whose transport can (stdio), before the MCP SDK loads.
+
+        A server's interpreter and imports then run while Moka imports the SDK, instead of after it;
+        ``load`` hands each process to its server's connection, whose first attempt adopts it.
+        """
+        from moka_shell.core.mcp.stdio_launch import EarlyStart
+
+        for name, config in servers.items():
+            reg = self.transports.get(config.transport_id)
+            launch = getattr(reg.obj, "launch_early", None) if reg is not None else None
+            if launch is None or config.disabled or self._closing or name in self.connections or name in self._early:
+                continue
+            tail = StderrTail()
+            try:
+                pipe = StderrPipe(name, tail, self._stderr_sink(name), stdio=True)
+            except OSError:  # out of file descriptors: the connection tries again, and says why
+                continue
+            try:
+                started = await launch(config, pipe.file)
+            except Exception:  # a plugin's transport: its connection starts the usual way, and says what fails
+                log.warning("starting server %r early failed; it starts with its connection", name, exc_info=True)
+                started = None
+            if started is None:
+                pipe.close()
+            else:
+                self._early[name] = EarlyStart(tail, pipe, started)
+
+    def _stderr_sink(self, name: str) -> Callable[[str], object]:
+        """Where a server's stderr lines go besides its tail: the Inspector."""
+        return lambda line: self.inspector.record("server", {"stderr": line}, server=name, method="stderr")
 
     def _make(self, name: str, config: ServerConfig) -> ServerConnection:
         # The SDK comes with the first connection made (the desktop imports it on a worker thread
@@ -86,7 +124,8 @@ class ServerManager:
             )
         conn = ServerConnection(name, config, reg.obj, self.inspector, lambda _c: self._on_change(),
                                 connect_timeout=self.connect_timeout, calls=self.calls, elicitor=self.elicitor,
-                                sampler=self.sampler,
+                                sampler=self.sampler, early=self._early.pop(name, None),
+                                stderr_sink=self._stderr_sink(name),
                                 on_resource_updated=lambda server, uri: self.on_resource_updated(server, uri))
         conn.retired = self._closing  # added while Moka stops: kept in the config, started next run
         conn.listing.ui.ahead = self.read_ui_ahead
@@ -118,6 +157,8 @@ class ServerManager:
     async def stop_all(self) -> None:
         """Stop every connection for good (children are terminated), also one added while they stop."""
         self._closing = True
+        early, self._early = list(self._early.values()), {}  # started, never handed to a connection
+        await asyncio.gather(*(e.discard() for e in early), return_exceptions=True)
         for _ in range(STOP_ROUNDS):  # the bridge still answers while Moka stops: servers.add may add one
             going = [c for c in self.connections.values() if not c.retired or c.running]
             if not going:

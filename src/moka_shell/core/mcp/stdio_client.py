@@ -19,17 +19,16 @@ import signal
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
-from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 import anyio
 import mcp_types as types
 from anyio.abc import Process
-from mcp.client.stdio import get_default_environment
 from mcp.os.posix.utilities import terminate_posix_process_tree
 from mcp.shared.message import SessionMessage
 
 from moka_shell.core.mcp.stderr import EXIT_PREFIX
+from moka_shell.core.mcp.stdio_launch import StdioLaunch, spawn
 
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024  # one JSON-RPC message from a server; bigger ones are dropped unread
 HEAD_BYTES = 4096  # what is kept of a dropped message, to find its id
@@ -53,16 +52,6 @@ def describe_returncode(code: int | None) -> str:
             name = f"signal {-code}"
         return f"the server process was killed by {name}"
     return f"the server process exited with code {code}"
-
-
-@dataclass
-class StdioLaunch:
-    """What to start: the program, its arguments, extra environment and working directory."""
-
-    command: str
-    args: list[str] = field(default_factory=list)
-    env: dict[str, str] | None = None
-    cwd: str | None = None
 
 
 class _LineReader:
@@ -148,18 +137,17 @@ async def _wait_exit(process: Process, timeout: float) -> bool:
 
 
 @asynccontextmanager
-async def stdio_streams(launch: StdioLaunch, errlog: TextIO,
-                        limit: int = MAX_MESSAGE_BYTES) -> AsyncIterator[tuple[Any, Any]]:
-    """Start the server and yield the SDK's ``(read_stream, write_stream)`` pair."""
-    if sys.platform == "win32":  # pragma: no cover - the SDK's Windows process handling (job objects)
+async def stdio_streams(launch: StdioLaunch, errlog: TextIO, limit: int = MAX_MESSAGE_BYTES, *,
+                        started: Process | None = None) -> AsyncIterator[tuple[Any, Any]]:
+    """Start the server (or take ``started``, its process started already) and yield the SDK's stream pair."""
+    if sys.platform == "win32" and started is None:  # pragma: no cover - the SDK's Windows process handling (job objects)
         from mcp.client.stdio import StdioServerParameters, stdio_client
         params = StdioServerParameters(command=launch.command, args=launch.args, env=launch.env,
                                        cwd=launch.cwd, encoding_error_handler="replace")
         async with stdio_client(params, errlog=errlog) as pair:
             yield pair
         return
-    process = await anyio.open_process([launch.command, *launch.args], env=get_default_environment() | (launch.env or {}),
-                                       stderr=errlog, cwd=launch.cwd, start_new_session=True)
+    process = started if started is not None else await spawn(launch, errlog)
     # Our own handle on the stderr log: the exit status is written there, then closed, so the log's
     # end (which tells the connection the server is gone) comes after the reason.
     report_fd: list[int] = [os.dup(errlog.fileno())]

@@ -18,6 +18,11 @@ class Transport(Protocol):
     ``mcp.client.stdio.stdio_client`` and ``streamable_http_client`` return. A child process's
     stderr goes to ``errlog``. Moka wraps the result to log every message, then hands it to
     ``mcp.Client``.
+
+    A transport that starts a process may also offer ``async launch_early(config, errlog)``: it
+    starts the process before the MCP SDK is imported and returns an object with
+    ``streams(errlog)`` (the same pair as ``open``, over that process) and ``async discard()``, or
+    None to leave the start to ``open`` (the built-in stdio transport does this, ``stdio_launch.py``).
     """
 
     transport_id: str

@@ -82,11 +82,12 @@ def _example(s: dict[str, Any]) -> Any:
 class Checker:
     """Drives one check: the core on its thread, views rendered one at a time."""
 
-    def __init__(self, paths: Paths, server: str, options: CheckOptions) -> None:
+    def __init__(self, paths: Paths, server: str, options: CheckOptions, *, serve: bool = True) -> None:
         self.server, self.options = server, options
         self.timeout, self.settle = options.timeout, options.settle
+        # ``serve=False``: the web server (and the view host) wait for a view to render (``prepare``).
         self.core = CoreThread(paths, mode="check", servers=[server], store=False, handshake_timeout=options.timeout,
-                               answers=options.answers)
+                               answers=options.answers, serve=serve)
         self.report = CheckReport(server=server, engine="?", tool=options.tool, settle=options.settle)
         self._lock = threading.Lock()
         self._consent: list[dict[str, Any]] | None = None
@@ -99,7 +100,6 @@ class Checker:
         app = self.core.app
         assert app is not None
         app.subscribe(self._on_event)
-        check_storage.prepare(app, self.options.no_storage)
         if self.server not in app.config.mcp_servers:
             raise UnknownServerError(self.server, sorted(app.config.mcp_servers))
         self.core.submit(app.servers.wait_ready([self.server], timeout=self.timeout + 10)).result()
@@ -243,6 +243,12 @@ class Checker:
         except MokaError:
             pass  # the view got tool-cancelled; the report shows it
 
+    def prepare(self) -> None:
+        """Before the first view: the web server up (a check that expected none starts it now), storage set."""
+        self.core.serve()
+        assert self.core.app is not None
+        check_storage.prepare(self.core.app, self.options.no_storage)
+
     def render_all(self, entries: list[ToolEntry], engine: Engine, specs: list[ProfileSpec]) -> None:
         """Every tool under every profile, tool by tool."""
         for entry in entries:
@@ -258,7 +264,7 @@ def run_check(paths: Paths, server: str, options: CheckOptions) -> CheckReport:
     """Run a whole check with the chosen engine and profiles."""
     specs = resolve(options.profiles)
     kind = pick_engine(options.engine)
-    checker = Checker(paths, server, options)
+    checker = Checker(paths, server, options, serve=launch_hint.expects_views(paths.data_dir, server, options.tool))
     checker.report.engine = kind
     if b := options.baselines:
         checker.report.baseline = {"folder": b.folder, "update": b.update, "tolerancePercent": b.tolerance,
@@ -268,13 +274,17 @@ def run_check(paths: Paths, server: str, options: CheckOptions) -> CheckReport:
     # Chromium launches on its own thread while the core and the server start (it needs neither,
     # and took a second before the first view, issue 30.5); nothing waits for it unless a view does.
     # Not when the server's last listing had nothing this check renders (launch_hint.py).
-    early = kind == "chromium" and launch_hint.expects_views(paths.data_dir, server, options.tool)
+    # The web server and the view host, too, wait for a view then.
+    expected = launch_hint.expects_views(paths.data_dir, server, options.tool)
+    early = kind == "chromium" and expected
     browser = EngineThread(ChromiumEngine) if early else None
     try:
         entries = checker.start()
         launch_hint.remember(paths.data_dir, server, checker.ui_tools)
         if entries and kind == "chromium" and browser is None:
             browser = EngineThread(ChromiumEngine)  # the memory was out of date: launch now
+        if entries:
+            checker.prepare()
         if not entries:
             pass  # nothing to render
         elif browser is not None:
