@@ -95,7 +95,8 @@ async def start_core(paths: Paths, *, mode: Mode, port: int = 0, servers: list[s
 
 
 async def open_core(paths: Paths, *, mode: Mode, servers: list[str] | None = None, store: bool = True,
-                    handshake_timeout: float | None = None, answers: ScriptedAnswers | None = None) -> MokaApp:
+                    actions: ShellActions | None = None, handshake_timeout: float | None = None,
+                    answers: ScriptedAnswers | None = None) -> MokaApp:
     """The app without its web server: ``CoreThread.serve`` starts one if a view comes after all.
 
     ``moka check`` runs so when the server's last listing had nothing for it to render: its web
@@ -103,7 +104,7 @@ async def open_core(paths: Paths, *, mode: Mode, servers: list[str] | None = Non
     """
     from moka_shell.core.app import MokaApp
 
-    app = MokaApp(paths, mode=mode, answers=answers, handshake_timeout=handshake_timeout)
+    app = MokaApp(paths, mode=mode, actions=actions, answers=answers, handshake_timeout=handshake_timeout)
     try:
         await app.start(servers=servers, store=store)
     except BaseException:
@@ -193,16 +194,21 @@ class CoreThread:
 
         assert self.app is not None
         web = WebServer(None)
-        web.attach(self.app)
-        self.app.serve_at(web.endpoints)
-        await web.start()
+        try:
+            web.attach(self.app)
+            self.app.serve_at(web.endpoints)
+            await web.start()
+        except BaseException:  # leave nothing listening
+            await web.stop()
+            raise
         return web
 
     async def _main(self) -> None:
         try:
             if not self.serve_at_start:
                 self.app = await open_core(self.paths, mode=self.mode, servers=self.servers, store=self.store,
-                                           handshake_timeout=self.handshake_timeout, answers=self.answers)
+                                           actions=self.actions, handshake_timeout=self.handshake_timeout,
+                                           answers=self.answers)
             else:
                 self.app, self.web = await start_core(self.paths, mode=self.mode, servers=self.servers, store=self.store,
                                                       actions=self.actions, handshake_timeout=self.handshake_timeout,
