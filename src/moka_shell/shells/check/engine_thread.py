@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable
 
 from moka_shell.shells.check.engines import Engine
+from moka_shell.shells.main_waits import wait_event
 
 Job = Callable[[Engine], None]
 
@@ -50,7 +51,7 @@ class EngineThread:
     def run(self, job: Job) -> None:
         """Run ``job(engine)`` on the engine's thread and wait; raises the launch's or the job's error."""
         self._jobs.put(job)
-        self._done.wait()
+        wait_event(self._done)  # Ctrl-C ends this wait, whichever thread received it (main_waits.py)
         if self._error is not None:
             raise self._error
 
@@ -59,4 +60,4 @@ class EngineThread:
         with contextlib.suppress(queue.Full):  # run() gave it its one job already
             self._jobs.put_nowait(None)
         if wait:
-            self._done.wait()
+            wait_event(self._done)

@@ -26,6 +26,7 @@ from moka_shell.shells.check.profiles import ProfileSpec, resolve
 from moka_shell.shells.check.report import CheckReport, ViewReport, lacking
 from moka_shell.shells.check.watch import collect, watch
 from moka_shell.shells.core_thread import CoreThread
+from moka_shell.shells.main_waits import wait_result
 
 if TYPE_CHECKING:
     from moka_shell.core.mcp.answers import ScriptedAnswers
@@ -102,7 +103,7 @@ class Checker:
         app.subscribe(self._on_event)
         if self.server not in app.config.mcp_servers:
             raise UnknownServerError(self.server, sorted(app.config.mcp_servers))
-        self.core.submit(app.servers.wait_ready([self.server], timeout=self.timeout + 10)).result()
+        wait_result(self.core.submit(app.servers.wait_ready([self.server], timeout=self.timeout + 10)))
         conn = app.servers.get(self.server)
         self.report.server_status = conn.status
         self.report.protocol_version = conn.protocol_version
